@@ -1,0 +1,213 @@
+"""Turning user input (arrays or DataFrames, any labels) into what the algorithms use.
+
+Every estimator calls :class:`FeatureEncoder` so that categorical columns, missing
+values and column names are handled once, the same way, everywhere:
+
+* A DataFrame column of dtype category, object, string or bool is **categorical**;
+  every other column is **numeric**. A 2-D NumPy array of numbers is all numeric; an
+  array of strings or objects is read as a DataFrame first.
+* The encoded matrix is ``float64``: numeric columns keep their values (NaN for
+  missing), categorical columns hold codes ``0 .. k-1`` into ``categories_[j]``,
+  NaN for missing and :data:`UNSEEN` for a value not seen in training.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+#: Code of a category seen at predict time but not in training.
+UNSEEN = -1.0
+
+
+def is_categorical_dtype(series: pd.Series) -> bool:
+    """True for columns Glassbox treats as categories (category, object, string, bool)."""
+    return not pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series)
+
+
+def as_frame(X) -> pd.DataFrame:
+    """X as a DataFrame; arrays get columns ``x0, x1, ...``."""
+    if isinstance(X, pd.DataFrame):
+        return X
+    if isinstance(X, pd.Series):
+        return X.to_frame()
+    array = np.asarray(X)
+    if array.ndim == 1:
+        raise ValueError(
+            "X must be 2-D (rows × features); got a 1-D array. "
+            "Use X.reshape(-1, 1) for a single feature."
+        )
+    if array.ndim != 2:
+        raise ValueError(f"X must be 2-D (rows × features); got {array.ndim} dimensions.")
+    frame = pd.DataFrame(array, columns=[f"x{j}" for j in range(array.shape[1])])
+    return frame.infer_objects() if array.dtype == object else frame
+
+
+def _sorted_categories(values: pd.Series) -> np.ndarray:
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        return np.asarray(values.cat.categories, dtype=object)
+    unique = pd.unique(values.dropna())
+    try:
+        order = np.argsort(unique, kind="stable")
+    except TypeError:  # mixed types: order by their text
+        order = np.argsort(np.array([str(u) for u in unique]), kind="stable")
+    return np.asarray(unique, dtype=object)[order]
+
+
+@dataclass
+class FeatureEncoder:
+    """Learns column kinds and category lists from training data; encodes any X alike.
+
+    Attributes
+    ----------
+    feature_names_in_ : ndarray of str, shape (n_features,)
+    is_categorical_ : ndarray of bool, shape (n_features,)
+    categories_ : list of ndarray or None
+        For categorical column ``j`` the values whose codes are ``0 .. k-1``; None for
+        numeric columns.
+
+    Examples
+    --------
+    >>> X = pd.DataFrame({"size": [1.0, 2.5, None], "colour": ["red", "blue", "red"]})
+    >>> enc = FeatureEncoder().fit(X)
+    >>> enc.transform(X).tolist()
+    [[1.0, 1.0], [2.5, 0.0], [nan, 1.0]]
+    >>> enc.transform(pd.DataFrame({"size": [3.0], "colour": ["green"]})).tolist()
+    [[3.0, -1.0]]
+    """
+
+    feature_names_in_: np.ndarray = field(default=None)
+    is_categorical_: np.ndarray = field(default=None)
+    categories_: list = field(default=None)
+
+    @property
+    def n_features_in_(self) -> int:
+        return len(self.feature_names_in_)
+
+    @property
+    def n_categories_(self) -> np.ndarray:
+        """Number of categories per column (0 for numeric columns)."""
+        return np.array([0 if c is None else len(c) for c in self.categories_], dtype=np.intp)
+
+    def fit(self, X) -> "FeatureEncoder":
+        frame = as_frame(X)
+        if frame.shape[1] == 0:
+            raise ValueError("X has no feature columns.")
+        self.feature_names_in_ = np.array([str(c) for c in frame.columns], dtype=object)
+        self.is_categorical_ = np.array([is_categorical_dtype(frame[c]) for c in frame.columns])
+        self.categories_ = [
+            _sorted_categories(frame.iloc[:, j]) if cat else None
+            for j, cat in enumerate(self.is_categorical_)
+        ]
+        return self
+
+    def transform(self, X) -> np.ndarray:
+        frame = self._aligned(as_frame(X))
+        out = np.empty(frame.shape, dtype=np.float64)
+        for j in range(frame.shape[1]):
+            column = frame.iloc[:, j]
+            if self.is_categorical_[j]:
+                out[:, j] = self._codes(column, self.categories_[j])
+            else:
+                out[:, j] = self._numbers(column, self.feature_names_in_[j])
+        return out
+
+    def fit_transform(self, X) -> np.ndarray:
+        return self.fit(X).transform(X)
+
+    def _aligned(self, frame: pd.DataFrame) -> pd.DataFrame:
+        names = [str(c) for c in frame.columns]
+        expected = list(self.feature_names_in_)
+        if names == expected:
+            return frame
+        missing = [c for c in expected if c not in names]
+        if missing or len(names) != len(expected):
+            if all(n == f"x{j}" for j, n in enumerate(names)) and len(names) == len(expected):
+                return frame  # a plain array for a model fitted on a frame: by position
+            raise ValueError(
+                f"X has columns {names}, but the model was fitted on {expected}"
+                + (f" (missing: {missing})." if missing else ".")
+            )
+        frame = frame.copy()
+        frame.columns = names
+        return frame[expected]
+
+    @staticmethod
+    def _codes(column: pd.Series, categories: np.ndarray) -> np.ndarray:
+        index = pd.Index(categories)
+        codes = index.get_indexer(column.astype(object).where(column.notna(), None))
+        codes = codes.astype(np.float64)
+        codes[codes < 0] = UNSEEN
+        codes[column.isna().to_numpy()] = np.nan
+        return codes
+
+    @staticmethod
+    def _numbers(column: pd.Series, name: str) -> np.ndarray:
+        try:
+            values = pd.to_numeric(column, errors="raise").to_numpy(dtype=np.float64, na_value=np.nan)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"Column {name!r} was numeric in training but holds text now.") from exc
+        if np.isinf(values).any():
+            raise ValueError(
+                f"Column {name!r} contains infinite values; replace them or drop the rows."
+            )
+        return values
+
+
+def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
+    """Weights as a float array of length ``n_samples`` (ones when None), validated."""
+    if sample_weight is None:
+        return np.ones(n_samples, dtype=np.float64)
+    weight = np.asarray(sample_weight, dtype=np.float64)
+    if weight.shape != (n_samples,):
+        raise ValueError(
+            f"sample_weight has shape {weight.shape}; expected ({n_samples},)."
+        )
+    if not np.isfinite(weight).all() or (weight < 0).any():
+        raise ValueError("sample_weight must be finite and non-negative.")
+    if weight.sum() <= 0:
+        raise ValueError("sample_weight sums to zero: at least one row needs weight.")
+    return weight
+
+
+def encode_labels(y) -> tuple[np.ndarray, np.ndarray]:
+    """Class labels → (``classes_`` sorted, integer codes into them).
+
+    Any hashable labels work (strings, numbers, booleans); missing labels are refused.
+    """
+    series = pd.Series(np.asarray(y, dtype=object) if not isinstance(y, pd.Series) else y)
+    if series.ndim != 1:
+        raise ValueError("y must be one-dimensional.")
+    if series.isna().any():
+        raise ValueError(
+            f"The target has {int(series.isna().sum())} missing values; drop those rows first."
+        )
+    classes = _sorted_categories(series)
+    codes = pd.Index(classes).get_indexer(series.astype(object))
+    if len(classes) and all(isinstance(c, (int, np.integer)) and not isinstance(c, bool) for c in classes):
+        classes = classes.astype(np.int64)
+    elif len(classes) and all(isinstance(c, (float, np.floating)) for c in classes):
+        classes = classes.astype(np.float64)
+    return classes, codes.astype(np.intp)
+
+
+def check_regression_target(y) -> np.ndarray:
+    """A numeric, finite target for regression."""
+    try:
+        values = np.asarray(y, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError("A regression target must be numeric.") from exc
+    if values.ndim != 1:
+        raise ValueError("y must be one-dimensional.")
+    if not np.isfinite(values).all():
+        raise ValueError("The target contains missing or infinite values; drop those rows first.")
+    return values
+
+
+def check_consistent_length(X, y) -> None:
+    n_x, n_y = len(X), len(y)
+    if n_x != n_y:
+        raise ValueError(f"X has {n_x} rows but y has {n_y}.")
+    if n_x == 0:
+        raise ValueError("No rows to fit on.")
