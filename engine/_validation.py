@@ -103,6 +103,12 @@ class FeatureEncoder:
         return self
 
     def transform(self, X) -> np.ndarray:
+        if self._is_plain_numeric(X):  # fast path: nothing to encode, only to check
+            out = np.array(X, dtype=np.float64)
+            if np.isinf(out).any():
+                self._numbers(pd.Series(out[:, np.isinf(out).any(axis=0)][:, 0]),
+                              self.feature_names_in_[np.isinf(out).any(axis=0)][0])
+            return out
         frame = self._aligned(as_frame(X))
         out = np.empty(frame.shape, dtype=np.float64)
         for j in range(frame.shape[1]):
@@ -115,6 +121,12 @@ class FeatureEncoder:
 
     def fit_transform(self, X) -> np.ndarray:
         return self.fit(X).transform(X)
+
+    def _is_plain_numeric(self, X) -> bool:
+        return (
+            isinstance(X, np.ndarray) and X.dtype.kind in "fiu" and X.ndim == 2
+            and X.shape[1] == len(self.feature_names_in_) and not self.is_categorical_.any()
+        )
 
     def _aligned(self, frame: pd.DataFrame) -> pd.DataFrame:
         names = [str(c) for c in frame.columns]

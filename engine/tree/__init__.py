@@ -1,0 +1,16 @@
+"""Decision trees: CART, ID3 and C4.5 on numeric, categorical and missing data.
+
+``DecisionTreeClassifier`` / ``DecisionTreeRegressor`` are the estimators; a fitted
+one keeps a :class:`Tree` of flat arrays in ``tree_`` that everything downstream reads.
+"""
+from ._classes import DecisionTreeClassifier, DecisionTreeRegressor, PruningPath
+from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree
+
+__all__ = [
+    "DecisionTreeClassifier",
+    "DecisionTreeRegressor",
+    "PruningPath",
+    "TREE_LEAF",
+    "TREE_UNDEFINED",
+    "Tree",
+]

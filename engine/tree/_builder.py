@@ -1,0 +1,361 @@
+"""Growing a tree level by level, then freezing it into a :class:`Tree`.
+
+Each level handles all nodes of one depth at once: node statistics by ``np.bincount``,
+every candidate split of every node by :mod:`._splitter`, then every row routed to its
+child. Rows of finished nodes (leaves) are dropped, so the work of a level is
+proportional to the rows still being split. ``max_leaf_nodes`` is honoured afterwards
+by expanding the grown tree best-first (largest weighted impurity decrease first),
+which gives the same tree as growing best-first because each node's best split does
+not depend on the other nodes.
+"""
+from __future__ import annotations
+
+import heapq
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._binning import PreparedFeatures, histogram_candidates
+from ._splitter import (
+    Candidates,
+    Level,
+    binary_category_candidates,
+    category_histogram,
+    choose_splits,
+    multiway_candidates,
+    numeric_candidates,
+)
+from ._tree import CATEGORICAL_BINARY, CATEGORICAL_MULTIWAY, LEAF, NUMERIC, TREE_LEAF, Tree
+
+#: Relative size below which an impurity decrease counts as float noise, not progress.
+GAIN_EPSILON = 1e-12
+_EPS = np.finfo(np.float64).eps
+#: Category-table mark for a category with no training rows at the node.
+_UNSEEN_HERE = -3
+
+
+@dataclass
+class GrowParams:
+    max_depth: int
+    min_samples_split: int
+    min_samples_leaf: int
+    min_impurity_decrease: float
+    max_features: int | None
+    max_leaf_nodes: int | None
+    multiway: bool
+    rng: np.random.Generator
+
+
+def resolve_count(value, n_samples: int, name: str, minimum: int) -> int:
+    """An int count, or a float fraction of n_samples rounded up (scikit-learn's convention)."""
+    if isinstance(value, (float, np.floating)):
+        if not 0 < value <= 1:
+            raise ValueError(f"{name} as a fraction must be in (0, 1], got {value!r}.")
+        return max(minimum, math.ceil(value * n_samples))
+    if int(value) < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value!r}.")
+    return int(value)
+
+
+def resolve_max_features(max_features, n_features: int) -> int | None:
+    """How many features each node draws; None means all of them."""
+    if max_features is None:
+        return None
+    if max_features == "sqrt":
+        return max(1, int(math.sqrt(n_features)))
+    if max_features == "log2":
+        return max(1, int(math.log2(n_features)))
+    if isinstance(max_features, (float, np.floating)):
+        if not 0 < max_features <= 1:
+            raise ValueError(f"max_features as a fraction must be in (0, 1], got {max_features!r}.")
+        return max(1, int(max_features * n_features))
+    if isinstance(max_features, (int, np.integer)) and 1 <= max_features:
+        return min(int(max_features), n_features)
+    raise ValueError(
+        f"max_features must be None, an int >= 1, a fraction, 'sqrt' or 'log2'; got {max_features!r}."
+    )
+
+
+@dataclass
+class _LevelRecord:
+    """The nodes of one level; child references are offsets from ``first_child``."""
+
+    value: np.ndarray
+    impurity: np.ndarray
+    n_samples: np.ndarray
+    weight: np.ndarray
+    parent: np.ndarray          # local index in the previous level
+    feature: np.ndarray
+    threshold: np.ndarray
+    kind: np.ndarray
+    first_child: np.ndarray     # local index in the next level; -1 at leaves
+    n_children: np.ndarray
+    category_child: np.ndarray  # (m, max_cat) child offset per code, -1 if none
+    missing: np.ndarray         # child offset
+    unseen: np.ndarray          # child offset
+    improvement: np.ndarray     # weighted impurity decrease N_t/N * Δ
+
+
+def build_tree(prep: PreparedFeatures, crit, params: GrowParams) -> Tree:
+    """Grow a tree on prepared features with the statistics held by ``crit``."""
+    n_samples = prep.values.shape[1]
+    total_weight = crit.weight(crit.stats).sum()
+    rows, node = np.arange(n_samples), np.zeros(n_samples, dtype=np.intp)
+    order, used = prep.order, np.zeros((1, prep.n_features), dtype=bool)
+    parent, previous = np.array([-1]), None
+    records: list[_LevelRecord] = []
+    while len(parent):
+        record, totals = _measure_level(crit, rows, node, parent, previous, prep)
+        records.append(record)
+        open_ = _splittable(record, len(records) - 1, params)
+        if not open_.any():
+            break
+        rows, node, order, used = _split_level(
+            prep, crit, record, totals, open_, rows, node, order, used, params, total_weight
+        )
+        parent = np.repeat(np.arange(len(record.value)), record.n_children)
+        previous = record
+    tree, improvement = _freeze(records)
+    if params.max_leaf_nodes is not None:
+        tree = _best_first(tree, improvement, params.max_leaf_nodes)
+    return tree
+
+
+def _measure_level(crit, rows, node, parent, previous, prep):
+    m = len(parent)
+    totals, value, impurity = crit.measure(rows, node, m)
+    impurity = impurity + 0.0  # no "-0.0" in displays
+    n_rows = np.rint(totals[:, -1]).astype(np.intp)
+    if previous is not None:  # empty multiway branches predict like their parent
+        empty = n_rows == 0
+        value[empty] = previous.value[parent[empty]]
+        impurity[empty] = previous.impurity[parent[empty]]
+    max_cat = int(prep.n_categories.max(initial=0))
+    record = _LevelRecord(
+        value=value, impurity=impurity, n_samples=n_rows, weight=crit.weight(totals),
+        parent=parent, feature=np.full(m, -2, np.intp), threshold=np.full(m, np.nan),
+        kind=np.full(m, LEAF, np.int8), first_child=np.full(m, -1, np.intp),
+        n_children=np.zeros(m, np.intp), category_child=np.full((m, max_cat), -1, np.intp),
+        missing=np.full(m, -1, np.intp), unseen=np.full(m, -1, np.intp), improvement=np.zeros(m),
+    )
+    return record, totals
+
+
+def _splittable(record: _LevelRecord, depth: int, params: GrowParams) -> np.ndarray:
+    n = record.n_samples
+    return (
+        (record.impurity > _EPS)
+        & (n >= params.min_samples_split)
+        & (n >= 2 * params.min_samples_leaf)
+        & (depth < params.max_depth)
+    )
+
+
+def _split_level(prep, crit, record, totals, open_, rows, node, order, used, params, total_weight):
+    """Search the open nodes, apply the chosen splits, route rows to the next level."""
+    open_ids = np.flatnonzero(open_)
+    local = np.full(len(open_), -1, dtype=np.intp)
+    local[open_ids] = np.arange(len(open_ids))
+    keep = local[node] >= 0
+    rows, node = rows[keep], local[node[keep]]
+    active = np.zeros(prep.values.shape[1], dtype=bool)
+    active[rows] = True
+    order = order[active[order]].reshape(len(order), len(rows))
+    level = Level(
+        rows=rows, node=node, totals=totals[open_ids], impurity=record.impurity[open_ids],
+        min_gain=_min_gain(crit, record.impurity[open_ids]), used=used[open_ids],
+    )
+    cands, orders = _all_candidates(prep, crit, level, order, params)
+    chosen = choose_splits(cands, level, prep.n_features, params.max_features, params.rng)
+    gain = np.where(chosen >= 0, np.append(cands.gain, 0.0)[chosen], 0.0)
+    improvement = crit.weight(level.totals) / total_weight * gain
+    chosen[improvement + _EPS < params.min_impurity_decrease] = -1
+    split = np.flatnonzero(chosen >= 0)
+    at = open_ids[split]
+    record.improvement[at] = improvement[split]
+    _describe_splits(record, at, cands, chosen[split], split, orders, prep)
+    child = _route(prep, record, rows, node, open_ids)
+    _fill_default_children(record, at, child, crit.weight(crit.stats[rows]))
+    moving = child >= 0
+    next_used = used[open_ids][np.repeat(split, record.n_children[at])]
+    multi = np.flatnonzero(record.kind == CATEGORICAL_MULTIWAY)
+    for i in multi:  # ID3: the attribute is used up below a multiway split
+        next_used[record.first_child[i]:record.first_child[i] + record.n_children[i],
+                  record.feature[i]] = True
+    return rows[moving], child[moving], order, next_used
+
+
+def _min_gain(crit, impurity: np.ndarray) -> np.ndarray:
+    """Smallest gain a split needs: none for strictly concave impurities, > 0 otherwise.
+
+    Like scikit-learn, gini / entropy / gain ratio / squared error make the best split
+    of an impure node even if it gains nothing (XOR needs it, and a zero gain there means
+    the children repeat the parent's mix). The misclassification error is flat almost
+    everywhere, so a zero gain there is seed 002's "no progress" and ends the node.
+    """
+    if crit.split_at_zero_gain:
+        return np.full(len(impurity), -np.inf)
+    return GAIN_EPSILON * impurity
+
+
+def _all_candidates(prep, crit, level, order, params):
+    parts, orders = [], {}
+    if len(prep.numeric):
+        parts += _numeric_parts(prep, crit, level, order, params.min_samples_leaf)
+    for j in prep.categorical:
+        n_cat = int(prep.n_categories[j])
+        x = prep.values[j, level.rows]
+        codes = np.where(np.isnan(x), n_cat, x).astype(np.intp)
+        hist = category_histogram(crit, level, codes, n_cat)
+        if params.multiway:
+            part = multiway_candidates(crit, level, hist, params.min_samples_leaf)
+            part = _select(part, ~level.used[part.node, j])
+        else:
+            part, orders[j] = binary_category_candidates(crit, level, hist, params.min_samples_leaf)
+        part.feature = np.full(len(part.node), j, dtype=np.intp)
+        parts.append(part)
+    return Candidates.concat(parts), orders
+
+
+#: A few-valued feature is counted by histogram while its (node, value) slots number at
+#: most this many times the rows being split; beyond that sorting is cheaper.
+HISTOGRAM_SLOTS_PER_ROW = 4.0
+
+
+def _numeric_parts(prep, crit, level, order, min_leaf) -> list[Candidates]:
+    """Numeric candidates: histogram counting where cheap, presorted sums elsewhere."""
+    slots = level.n_nodes * (prep.n_bins + 1)
+    by_histogram = slots <= HISTOGRAM_SLOTS_PER_ROW * len(level.rows)
+    sorted_ = np.setdiff1d(np.arange(len(prep.numeric)), prep.coded[by_histogram])
+    parts = []
+    if by_histogram.any():
+        part = histogram_candidates(crit, level, prep, np.flatnonzero(by_histogram), min_leaf)
+        part.feature = prep.numeric[part.feature]
+        parts.append(part)
+    if len(sorted_):
+        every = len(sorted_) == len(prep.numeric)  # then no copies of the big arrays
+        values = prep.numeric_values if every else prep.numeric_values[sorted_]
+        part = numeric_candidates(crit, level, values, order if every else order[sorted_], min_leaf)
+        part.feature = prep.numeric[sorted_[part.feature]]
+        parts.append(part)
+    return parts
+
+
+def _select(cands: Candidates, mask: np.ndarray) -> Candidates:
+    return Candidates(**{k: getattr(cands, k)[mask] for k in Candidates.__dataclass_fields__})
+
+
+def _describe_splits(record, at, cands, chosen, split_local, orders, prep):
+    """Write feature, kind, threshold, children and category table of the split nodes."""
+    feature = cands.feature[chosen]
+    categorical = prep.n_categories[feature] > 0
+    record.feature[at] = feature
+    record.threshold[at] = np.where(categorical, np.nan, cands.threshold[chosen])
+    record.missing[at] = cands.missing[chosen]
+    multiway = categorical & ~np.isin(feature, list(orders))
+    record.kind[at] = np.where(multiway, CATEGORICAL_MULTIWAY,
+                               np.where(categorical, CATEGORICAL_BINARY, NUMERIC))
+    record.n_children[at] = np.where(multiway, prep.n_categories[feature], 2)
+    first = np.cumsum(record.n_children) - record.n_children
+    record.first_child[:] = np.where(record.n_children > 0, first, -1)
+    for j in np.unique(feature[categorical]):
+        sel = np.flatnonzero(feature == j)
+        n_cat = int(prep.n_categories[j])
+        if j in orders:  # binary: the first `prefix` categories of the node's order go left
+            order, n_present = (a[split_local[sel]] for a in orders[j])
+            position = np.arange(n_cat)[None, :]
+            side = (position >= cands.rank[chosen[sel]][:, None]).astype(np.intp)
+            side[position >= n_present[:, None]] = _UNSEEN_HERE
+            offsets = np.empty_like(side)
+            np.put_along_axis(offsets, order, side, axis=1)
+        else:
+            offsets = np.broadcast_to(np.arange(n_cat), (len(sel), n_cat))
+        record.category_child[at[sel], :n_cat] = offsets
+
+
+def _route(prep, record, rows, node, open_ids) -> np.ndarray:
+    """Next-level local node of every row (-1 for rows of nodes that stay leaves)."""
+    at = open_ids[node]
+    feature = record.feature[at]
+    split = feature >= 0
+    x = np.full(len(rows), np.nan)
+    x[split] = prep.values[feature[split], rows[split]]
+    offset = np.where(x <= record.threshold[at], 0, 1)
+    kind = record.kind[at]
+    cat = split & (kind != NUMERIC) & ~np.isnan(x)
+    offset[cat] = record.category_child[at[cat], x[cat].astype(np.intp)]
+    missing = split & np.isnan(x)
+    offset[missing] = record.missing[at[missing]]
+    return np.where(split, record.first_child[at] + offset, -1)
+
+
+def _fill_default_children(record, at, child, row_weight):
+    """Missing values (if none in training) and unseen categories go to the heaviest child."""
+    n_next = int(record.n_children.sum())
+    moving = child >= 0
+    child_weight = np.bincount(child[moving], weights=row_weight[moving], minlength=n_next)
+    first = record.first_child[at]
+    heaviest = (child_weight[first + 1] > child_weight[first]).astype(np.intp)
+    for k in np.flatnonzero(record.kind[at] == CATEGORICAL_MULTIWAY):  # all branches
+        i = at[k]
+        heaviest[k] = np.argmax(child_weight[first[k]:first[k] + record.n_children[i]])
+    record.missing[at] = np.where(record.missing[at] < 0, heaviest, record.missing[at])
+    categorical = record.kind[at] != NUMERIC
+    record.unseen[at[categorical]] = heaviest[categorical]
+    table = record.category_child[at]
+    record.category_child[at] = np.where(table == _UNSEEN_HERE, heaviest[:, None], table)
+
+
+def _freeze(records: list[_LevelRecord]) -> tuple[Tree, np.ndarray]:
+    """Concatenate the levels into a Tree with global node ids (breadth-first)."""
+    sizes = np.array([len(r.value) for r in records])
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    parts = {k: [] for k in ("left", "right", "parent", "category", "missing", "unseen", "depth")}
+    for d, r in enumerate(records):
+        split = r.n_children > 0
+        left = np.where(split, offsets[d + 1] + r.first_child, TREE_LEAF)
+        parts["left"].append(left)
+        parts["right"].append(np.where(split, left + r.n_children - 1, TREE_LEAF))
+        parts["parent"].append(offsets[d - 1] + r.parent if d else np.array([-1]))
+        parts["category"].append(np.where(r.category_child >= 0, left[:, None] + r.category_child, -1))
+        parts["missing"].append(np.where(split, left + r.missing, -1))
+        parts["unseen"].append(np.where(split & (r.kind != NUMERIC), left + r.unseen, -1))
+        parts["depth"].append(np.full(len(r.value), d))
+    cat = lambda name: np.concatenate([getattr(r, name) for r in records])  # noqa: E731
+    tree = Tree(
+        children_left=np.concatenate(parts["left"]).astype(np.intp),
+        children_right=np.concatenate(parts["right"]).astype(np.intp),
+        feature=cat("feature"), threshold=cat("threshold"), split_kind=cat("kind"),
+        category_child=np.concatenate(parts["category"]).astype(np.intp),
+        missing_child=np.concatenate(parts["missing"]).astype(np.intp),
+        unseen_child=np.concatenate(parts["unseen"]).astype(np.intp),
+        value=cat("value"), impurity=cat("impurity"), n_node_samples=cat("n_samples"),
+        weighted_n_node_samples=cat("weight"),
+        depth=np.concatenate(parts["depth"]).astype(np.intp),
+        parent=np.concatenate(parts["parent"]).astype(np.intp),
+    )
+    return tree, cat("improvement")
+
+
+def _best_first(tree: Tree, improvement: np.ndarray, max_leaf_nodes: int) -> Tree:
+    """Keep the expansions a best-first builder would make with ``max_leaf_nodes`` leaves.
+
+    Starting from the root, repeatedly expand the frontier node with the largest
+    weighted impurity decrease (ties: lower node id) while the leaf count stays within
+    ``max_leaf_nodes``.
+    """
+    expanded = np.zeros(tree.node_count, dtype=bool)
+    heap = [(-improvement[0], 0)]
+    n_leaves = 1
+    while heap:
+        _, i = heapq.heappop(heap)
+        children = tree.children(i)
+        if not len(children) or n_leaves + len(children) - 1 > max_leaf_nodes:
+            continue
+        expanded[i] = True
+        n_leaves += len(children) - 1
+        for c in children:
+            heapq.heappush(heap, (-improvement[c], c))
+    internal = np.flatnonzero(tree.children_left != TREE_LEAF)
+    return tree.collapse(internal[~expanded[internal]])

@@ -1,0 +1,413 @@
+"""Decision tree estimators: :class:`DecisionTreeClassifier` and :class:`DecisionTreeRegressor`."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validation import (
+    FeatureEncoder,
+    check_consistent_length,
+    check_regression_target,
+    check_sample_weight,
+    encode_labels,
+)
+from ..base import BaseEstimator, ClassifierMixin, RegressorMixin, check_random_state
+from ._binning import prepare_features
+from ._builder import GrowParams, build_tree, resolve_count, resolve_max_features
+from ._criteria import ClassificationCriterion, SquaredErrorCriterion
+from ._tree import Tree, plurality
+
+_CLASSIFICATION = ("gini", "entropy", "misclassification", "gain_ratio")
+
+
+@dataclass
+class PruningPath:
+    """Result of ``cost_complexity_pruning_path``; also readable as ``path["ccp_alphas"]``.
+
+    Examples
+    --------
+    >>> path = PruningPath(np.array([0.0, 0.25]), np.array([0.0, 0.5]))
+    >>> path["impurities"].tolist() == path.impurities.tolist()
+    True
+    """
+
+    ccp_alphas: np.ndarray
+    impurities: np.ndarray
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        return getattr(self, key)
+
+    def keys(self) -> list[str]:
+        return ["ccp_alphas", "impurities"]
+
+
+class _BaseDecisionTree(BaseEstimator):
+    """Fitting and prediction shared by the classifier and the regressor."""
+
+    def fit(self, X, y, sample_weight=None):
+        """Grow the tree on ``X`` (n_samples, n_features) and ``y`` (n_samples,)."""
+        self._validate_params()
+        self.encoder_ = FeatureEncoder().fit(X)
+        X_enc = self.encoder_.transform(X)
+        check_consistent_length(X_enc, y)
+        target = self._encode_target(y)
+        weight = check_sample_weight(sample_weight, X_enc.shape[0])
+        self.feature_names_in_ = self.encoder_.feature_names_in_
+        self.n_features_in_ = X_enc.shape[1]
+        self.is_categorical_ = self.encoder_.is_categorical_
+        self.categories_ = self.encoder_.categories_
+        tree = self._grow(X_enc, target, weight)
+        self.tree_ = self._prune(tree)
+        self.feature_importances_ = self.tree_.feature_importances(self.n_features_in_)
+        return self
+
+    def _grow(self, X_enc, target, weight) -> Tree:
+        # Like scikit-learn, rows of zero weight take no part (not even in n_node_samples).
+        keep = weight > 0
+        prep = prepare_features(X_enc[keep], self.encoder_.n_categories_, self.max_bins)
+        crit = self._criterion(target[keep], weight[keep])
+        return build_tree(prep, crit, self._grow_params(X_enc.shape[0]))
+
+    def _prune(self, tree: Tree) -> Tree:
+        if self.ccp_alpha > 0:
+            from ._prune import prune_ccp
+
+            tree = prune_ccp(tree, self.ccp_alpha)
+        if self.chi2_alpha is not None:
+            from ._prune import prune_chi2
+
+            tree = prune_chi2(tree, self.chi2_alpha)
+        return tree
+
+    def _validate_params(self) -> None:
+        if self.splitter != "best":
+            raise ValueError(f"splitter must be 'best', got {self.splitter!r}.")
+        if self.categorical_split not in ("binary", "multiway"):
+            raise ValueError(
+                f"categorical_split must be 'binary' or 'multiway', got {self.categorical_split!r}."
+            )
+        if self.max_depth is not None and self.max_depth < 1:
+            raise ValueError(f"max_depth must be None or >= 1, got {self.max_depth!r}.")
+        if self.max_leaf_nodes is not None and self.max_leaf_nodes < 2:
+            raise ValueError(f"max_leaf_nodes must be None or >= 2, got {self.max_leaf_nodes!r}.")
+        if self.max_bins is not None and self.max_bins < 2:
+            raise ValueError(f"max_bins must be None or >= 2, got {self.max_bins!r}.")
+        if self.min_impurity_decrease < 0 or self.ccp_alpha < 0:
+            raise ValueError("min_impurity_decrease and ccp_alpha must be >= 0.")
+        if self.chi2_alpha is not None and not 0 < self.chi2_alpha < 1:
+            raise ValueError(f"chi2_alpha must be None or in (0, 1), got {self.chi2_alpha!r}.")
+
+    def _grow_params(self, n_samples: int) -> GrowParams:
+        max_depth = np.iinfo(np.int32).max if self.max_depth is None else int(self.max_depth)
+        if self.max_leaf_nodes is not None:  # a tree with L leaves is at most L - 1 deep
+            max_depth = min(max_depth, int(self.max_leaf_nodes) - 1)
+        return GrowParams(
+            max_depth=max_depth,
+            min_samples_split=resolve_count(self.min_samples_split, n_samples, "min_samples_split", 2),
+            min_samples_leaf=resolve_count(self.min_samples_leaf, n_samples, "min_samples_leaf", 1),
+            min_impurity_decrease=float(self.min_impurity_decrease),
+            max_features=resolve_max_features(self.max_features, self.n_features_in_),
+            max_leaf_nodes=self.max_leaf_nodes,
+            multiway=self.categorical_split == "multiway",
+            rng=check_random_state(self.random_state),
+        )
+
+    def _encoded(self, X) -> np.ndarray:
+        self._check_is_fitted()
+        X_enc = self.encoder_.transform(X)
+        if X_enc.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X_enc.shape[1]} features; the tree expects {self.n_features_in_}.")
+        return X_enc
+
+    def apply(self, X) -> np.ndarray:
+        """Leaf id (index into ``tree_`` arrays) of every row, shape (n_samples,)."""
+        X_enc = self._encoded(X)
+        return self.tree_.apply(X_enc)
+
+    def decision_path(self, X) -> np.ndarray:
+        """Boolean matrix (n_samples, node_count): the nodes each row passes through."""
+        X_enc = self._encoded(X)
+        return self.tree_.decision_path(X_enc)
+
+    def get_depth(self) -> int:
+        self._check_is_fitted()
+        return self.tree_.max_depth
+
+    def get_n_leaves(self) -> int:
+        self._check_is_fitted()
+        return self.tree_.n_leaves
+
+    def cost_complexity_pruning_path(self, X, y, sample_weight=None) -> PruningPath:
+        """Effective alphas of minimal cost-complexity pruning and the total leaf impurities.
+
+        Fits an unpruned copy of this tree and follows the weakest-link path of
+        Breiman et al. (1984): ``ccp_alphas[i]`` is the α at which the i-th subtree
+        becomes optimal, ``impurities[i]`` its :math:`R(T) = \\sum_{leaves} \\frac{N_t}{N} I(t)`.
+        """
+        from ._prune import ccp_path
+
+        params = {**self.get_params(deep=False), "ccp_alpha": 0.0, "chi2_alpha": None}
+        unpruned = type(self)(**params).fit(X, y, sample_weight=sample_weight)
+        alphas, impurities = ccp_path(unpruned.tree_)
+        return PruningPath(np.asarray(alphas), np.asarray(impurities))
+
+
+_SHARED_PARAMETERS = """
+    splitter : {"best"}, default="best"
+        Every candidate split is evaluated.
+    max_depth : int or None, default=None
+        Nodes at this depth become leaves (root depth 0).
+    min_samples_split : int or float, default=2
+        A node with fewer training rows is not split (a float is a fraction of n_samples).
+    min_samples_leaf : int or float, default=1
+        Splits leaving fewer rows in a child are not candidates (empty ID3 branches excepted).
+    max_features : int, float, "sqrt", "log2" or None, default=None
+        Features drawn at random per node (with ``random_state``) among those that can split it.
+    max_leaf_nodes : int or None, default=None
+        Grow best-first: expand the leaf with the largest weighted impurity decrease first.
+    min_impurity_decrease : float, default=0.0
+        Split only if :math:`\\frac{N_t}{N}(I(t) - \\frac{N_{t_R}}{N_t} I(t_R) -
+        \\frac{N_{t_L}}{N_t} I(t_L)) \\ge` this value (weighted ``N`` as in scikit-learn).
+    categorical_split : {"binary", "multiway"}, default="binary"
+        Binary: categories ordered (see Notes), best prefix. Multiway: ID3, one branch per
+        category, the attribute used up below; an empty branch predicts its parent's value.
+    max_bins : int or None, default=255
+        Numeric features with at most this many distinct values may be counted by histogram;
+        it never changes the tree: thresholds are always exact midpoints (see Notes).
+    ccp_alpha : float, default=0.0
+        Minimal cost-complexity pruning parameter α (0: no pruning).
+    chi2_alpha : float or None, default=None
+        Significance level of χ² pruning (seed 002); None: no χ² pruning.
+    random_state : int or None, default=None
+        Seed for ``max_features`` draws.
+"""
+
+_SHARED_NOTES = """
+    Splits. A numeric split is ``x <= t`` with ``t`` the midpoint between two adjacent
+    distinct values observed in the node (only those can be optimal, seed 002). The gain
+    of a split of node :math:`t` into children :math:`t_k` is
+    :math:`\\Delta = I(t) - \\sum_k \\frac{n_k}{n} I(t_k)`, with weighted counts.
+
+    Exactness and speed. The tree grows level by level: all nodes of one depth at once.
+    A numeric feature with at most ``max_bins`` distinct values is counted, while the
+    level has few nodes, by one ``np.bincount`` over (node, value) slots; otherwise its
+    rows are taken in presorted order and cumulative sums give every cut. For gini,
+    entropy and misclassification only cuts where the class changes (and the
+    ``min_samples_leaf`` limits) are scored: by seed 002's lemma no other cut can be
+    better. Every distinct value remains a possible threshold, so ``max_bins`` changes
+    the speed, never the tree, and on data without ties the tree is scikit-learn's.
+
+    Missing values. At every candidate split the node's missing rows are tried on both
+    sides (every branch for a multiway split) and the better side is kept (equal: right);
+    a split "value present / value missing" (threshold +inf) is a candidate too. If the
+    node had no missing values, prediction sends them to the child with most training
+    weight, as it does for categories not seen at the node.
+
+    Tie rule. Among splits whose scores are equal up to a relative 1e-12 (float noise),
+    the lowest column index wins, then the lowest threshold (for a binary categorical
+    split: the shortest prefix of the category order). With it, ID3 on AIMA's restaurant
+    data gives Fig. 18.6. scikit-learn instead visits features in a random order, so its
+    trees differ from these only where splits tie. A leaf whose classes tie predicts the
+    class listed last in ``classes_`` (see ``predict``).
+
+    Stopping. A node is a leaf when it is pure, when a stopping parameter says so, or
+    when it has no valid split. As in scikit-learn, the best split of an impure node is
+    made even when it gains nothing under gini, entropy, gain ratio or squared error (on
+    XOR only the second split pays off); under misclassification a zero gain is seed
+    002's "no progress", common because the error ignores everything but the majority,
+    and such a split is not made (gains within 1e-12 relative of 0 count as zero).
+"""
+
+_SHARED_REFERENCES = """
+    L. Breiman, J. Friedman, R. Olshen, C. Stone (1984) *Classification and Regression
+    Trees* (CART). J. R. Quinlan (1986) "Induction of decision trees", *Machine Learning*
+    1 (ID3); J. R. Quinlan (1993) *C4.5: Programs for Machine Learning*. S. Russell,
+    P. Norvig, *Artificial Intelligence: A Modern Approach*, §18.3. Lecture notes
+    ``seeds/000_065dd62a8917dde5.txt`` (misclassification), ``002_90fe0c5b54cbb720.txt``
+    (information gain, optimal splits, χ² pruning), ``003_b7c89c2e204cf567.txt`` (Gini),
+    ``004_22d5c553a7f19abd.txt`` (regression trees, cost-complexity pruning).
+"""
+
+
+def _shared_docs(cls):
+    """Fill the parameter, notes and reference sections both estimators share."""
+    for name, text in (("shared_parameters", _SHARED_PARAMETERS), ("shared_notes", _SHARED_NOTES),
+                       ("shared_references", _SHARED_REFERENCES)):
+        cls.__doc__ = cls.__doc__.replace(f"%({name})s", text.strip("\n").lstrip() + "\n")
+    return cls
+
+
+@_shared_docs
+class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
+    """A classification tree: CART (gini), ID3 (entropy), error rate, or C4.5 gain ratio.
+
+    Parameters
+    ----------
+    criterion : {"gini", "entropy", "misclassification", "gain_ratio"}, default="gini"
+        Impurity :math:`I`. ``entropy`` is in bits; ``gain_ratio`` ranks splits by
+        :math:`\\Delta / \\mathrm{SplitInfo}` and reports entropy as the impurity.
+    %(shared_parameters)s
+    Attributes
+    ----------
+    classes_ : ndarray, shape (n_classes,)
+    n_classes_ : int
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str, shape (n_features,)
+    is_categorical_ : ndarray of bool, shape (n_features,)
+    categories_ : list of ndarray or None
+    tree_ : Tree
+        ``value`` holds weighted class counts.
+    encoder_ : FeatureEncoder
+    feature_importances_ : ndarray, shape (n_features,)
+        Normalised total weighted impurity decrease per feature.
+
+    Notes
+    -----
+    Impurities with class proportions :math:`\\pi_q` (seeds 000, 002, 003):
+    Gini :math:`1 - \\sum_q \\pi_q^2`, entropy :math:`-\\sum_q \\pi_q \\log_2 \\pi_q`,
+    misclassification :math:`1 - \\max_q \\pi_q`; C4.5's split information
+    :math:`-\\sum_k \\frac{n_k}{n} \\log_2 \\frac{n_k}{n}`.
+
+    Binary categorical splits order the node's categories by the proportion of class 1
+    (two classes; seed 002's optimal binary split) or, for more classes, by the
+    proportion of the node's majority class (a heuristic: then not always optimal), and
+    take the best prefix of that order like a numeric threshold.
+
+    ``gain_ratio`` divides every candidate's gain by its split information and takes
+    the largest ratio; C4.5's extra rule (only candidates with at least average gain)
+    is not applied, so a split with tiny gain and tiny split information can win.
+
+    %(shared_notes)s
+    References
+    ----------
+    %(shared_references)s
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> X = pd.DataFrame({"credit": ["good", "bad", "good", "bad"], "income": [3.0, 1.0, 2.0, 2.5]})
+    >>> y = ["safe", "risky", "safe", "risky"]
+    >>> tree = DecisionTreeClassifier(criterion="entropy").fit(X, y)
+    >>> tree.predict(X).tolist()
+    ['safe', 'risky', 'safe', 'risky']
+    >>> tree.get_n_leaves(), tree.feature_importances_.tolist()
+    (2, [1.0, 0.0])
+    """
+
+    def __init__(
+        self, *, criterion="gini", splitter="best", max_depth=None, min_samples_split=2,
+        min_samples_leaf=1, max_features=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
+        categorical_split="binary", max_bins=255, ccp_alpha=0.0, chi2_alpha=None,
+        random_state=None,
+    ):
+        self.criterion = criterion
+        self.splitter = splitter
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.max_features = max_features
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_impurity_decrease = min_impurity_decrease
+        self.categorical_split = categorical_split
+        self.max_bins = max_bins
+        self.ccp_alpha = ccp_alpha
+        self.chi2_alpha = chi2_alpha
+        self.random_state = random_state
+
+    def _encode_target(self, y) -> np.ndarray:
+        if self.criterion not in _CLASSIFICATION:
+            raise ValueError(f"criterion must be one of {_CLASSIFICATION}, got {self.criterion!r}.")
+        self.classes_, codes = encode_labels(y)
+        self.n_classes_ = len(self.classes_)
+        return codes
+
+    def _criterion(self, codes, weight):
+        return ClassificationCriterion(self.criterion, self.n_classes_, codes, weight)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Class probabilities (n_samples, n_classes): the leaf's weighted class shares."""
+        leaves = self.apply(X)
+        value = self.tree_.value[leaves]
+        return value / value.sum(axis=1, keepdims=True)
+
+    def predict(self, X) -> np.ndarray:
+        """The plurality class of each row's leaf.
+
+        A tie goes to the class listed last in ``classes_`` (see ``_tree.plurality``);
+        seed 000 leaves the choice free ("we can choose either class").
+        """
+        best = plurality(self.predict_proba(X))  # checks that the model is fitted first
+        return self.classes_[best]
+
+
+@_shared_docs
+class DecisionTreeRegressor(RegressorMixin, _BaseDecisionTree):
+    """A regression tree (CART): leaves predict the mean target, splits minimise the RSS.
+
+    Parameters
+    ----------
+    criterion : {"squared_error"}, default="squared_error"
+        Impurity :math:`I(t)` is the weighted mean squared error of the node.
+    %(shared_parameters)s
+    Attributes
+    ----------
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str, shape (n_features,)
+    is_categorical_ : ndarray of bool, shape (n_features,)
+    categories_ : list of ndarray or None
+    tree_ : Tree
+        ``value`` holds the node mean, shape (node_count, 1).
+    encoder_ : FeatureEncoder
+    feature_importances_ : ndarray, shape (n_features,)
+
+    Notes
+    -----
+    Seed 004: the split :math:`(j, s)` minimises
+    :math:`\\sum_{x_i \\in R_1} (y_i - \\hat c_1)^2 + \\sum_{x_i \\in R_2} (y_i - \\hat c_2)^2`,
+    :math:`\\hat c_m` the mean of region :math:`R_m`. Binary categorical splits order the
+    categories by their mean target (optimal for squared error, Breiman et al. 1984).
+
+    %(shared_notes)s
+    References
+    ----------
+    %(shared_references)s
+    Examples
+    --------
+    >>> X = np.array([[1.0], [2.0], [3.0], [4.0]])
+    >>> reg = DecisionTreeRegressor(max_depth=1).fit(X, [1.0, 1.0, 5.0, 5.0])
+    >>> reg.tree_.threshold[0], reg.predict([[0.0], [10.0]]).tolist()
+    (np.float64(2.5), [1.0, 5.0])
+    """
+
+    def __init__(
+        self, *, criterion="squared_error", splitter="best", max_depth=None, min_samples_split=2,
+        min_samples_leaf=1, max_features=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
+        categorical_split="binary", max_bins=255, ccp_alpha=0.0, chi2_alpha=None,
+        random_state=None,
+    ):
+        self.criterion = criterion
+        self.splitter = splitter
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.max_features = max_features
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_impurity_decrease = min_impurity_decrease
+        self.categorical_split = categorical_split
+        self.max_bins = max_bins
+        self.ccp_alpha = ccp_alpha
+        self.chi2_alpha = chi2_alpha
+        self.random_state = random_state
+
+    def _encode_target(self, y) -> np.ndarray:
+        if self.criterion != "squared_error":
+            raise ValueError(f"criterion must be 'squared_error', got {self.criterion!r}.")
+        return check_regression_target(y)
+
+    def _criterion(self, y, weight):
+        return SquaredErrorCriterion(y, weight)
+
+    def predict(self, X) -> np.ndarray:
+        """Mean training target of each row's leaf, shape (n_samples,)."""
+        leaves = self.apply(X)
+        return self.tree_.value[leaves, 0]

@@ -1,0 +1,359 @@
+"""Pruning a grown tree: cost-complexity (CART) and χ² significance (seed 002).
+
+Both work on the flat arrays of :class:`~engine.tree._tree.Tree` and return a new,
+smaller ``Tree`` through ``Tree.collapse``; neither needs the training data.
+
+Notes
+-----
+**Cost-complexity pruning** (Breiman et al. 1984, ESL §9.2.2). With
+:math:`R(t) = \\frac{w_t}{w_{root}} I(t)` the weighted impurity of node :math:`t` and
+:math:`R(T_t)` the sum of :math:`R` over the leaves of the branch rooted at :math:`t`,
+the cost of a subtree is :math:`R_\\alpha(T) = R(T) + \\alpha |leaves(T)|`. Weakest-link
+pruning repeatedly collapses the branch with the smallest effective
+
+.. math:: \\alpha_{eff}(t) = \\frac{R(t) - R(T_t)}{|leaves(T_t)| - 1},
+
+giving a nested sequence of subtrees, one for each interval of :math:`\\alpha`.
+
+**χ² pruning** (seed 002). A split of :math:`n` examples into children :math:`k` with
+class counts :math:`n_{kq}` is compared with a zero-gain split, in which each child has
+the parent's class distribution, :math:`\\hat n_{kq} = n_q n_k / n`:
+
+.. math:: \\chi^2 = \\sum_k \\sum_q \\frac{(n_{kq} - \\hat n_{kq})^2}{\\hat n_{kq}},
+   \\qquad df = (K - 1)(Q - 1).
+
+A split whose children are all leaves is removed when its deviation is not significant
+at level ``alpha``; repeat until no split changes.
+
+References
+----------
+Breiman, Friedman, Olshen & Stone (1984), *Classification and Regression Trees*, ch. 3.
+Hastie, Tibshirani & Friedman, *The Elements of Statistical Learning*, §9.2.2.
+Seed ``002_90fe0c5b54cbb720.txt`` (pruning; χ² test of a split).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import pandas as pd
+
+from ..base import check_random_state, clone
+from ._chi2 import chi2_sf, chi2_statistic, chi2_tables
+from ._tree import plurality
+
+__all__ = [
+    "ccp_path",
+    "prune_ccp",
+    "prune_chi2",
+    "choose_ccp_alpha_cv",
+    "chi2_statistic",
+    "chi2_sf",
+    "chi2_tables",
+]
+
+
+# --- cost-complexity pruning --------------------------------------------------------
+
+
+def _preorder(tree) -> tuple[np.ndarray, np.ndarray]:
+    """Depth-first (parent, then children left to right) position and branch size of each node."""
+    n_nodes = len(tree.children_left)
+    order = np.empty(n_nodes, dtype=np.intp)
+    stack, k = [0], 0
+    while stack:
+        node = stack.pop()
+        order[k] = node
+        k += 1
+        if tree.children_left[node] >= 0:
+            stack.extend(range(tree.children_right[node], tree.children_left[node] - 1, -1))
+    position = np.empty(n_nodes, dtype=np.intp)
+    position[order] = np.arange(n_nodes)
+    size = np.ones(n_nodes, dtype=np.intp)
+    for node in order[::-1][:-1]:
+        size[tree.parent[node]] += size[node]
+    return position, size
+
+
+def _ancestors(tree, node: int) -> list[int]:
+    chain = []
+    while node > 0:
+        node = int(tree.parent[node])
+        chain.append(node)
+    return chain
+
+
+def _branch_sums(tree, r_node: np.ndarray, position: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """R(T_t) and |leaves(T_t)| for every node.
+
+    Each leaf's R is added to its ancestors one leaf at a time in depth-first order, the
+    order scikit-learn sums them in, so equally weak branches tie bit for bit as there.
+    """
+    is_leaf = tree.children_left < 0
+    r_branch = np.where(is_leaf, r_node, 0.0)
+    n_leaves = is_leaf.astype(np.intp)
+    leaves = np.flatnonzero(is_leaf)
+    for leaf in leaves[np.argsort(position[leaves])]:
+        chain = _ancestors(tree, int(leaf))
+        r_branch[chain] += r_node[leaf]
+        n_leaves[chain] += 1
+    return r_branch, n_leaves
+
+
+def _weakest_links(tree) -> Iterator[tuple[float, int, float]]:
+    """Yield (effective α, node collapsed, R of the remaining tree) for each pruning step.
+
+    The first item, (0, -1, R(T)), is the unpruned tree.
+
+    Ties in α go to the node that comes first depth-first, the order in which
+    scikit-learn numbers its nodes, so the two paths agree step by step.
+    """
+    w = np.asarray(tree.weighted_n_node_samples, dtype=np.float64)
+    r_node = w * np.asarray(tree.impurity, dtype=np.float64) / w[0]
+    position, size = _preorder(tree)
+    r_branch, n_leaves = _branch_sums(tree, r_node, position)
+    yield 0.0, -1, float(r_branch[0])
+    candidate = tree.children_left >= 0
+    while candidate[0]:
+        ids = np.flatnonzero(candidate)
+        alphas = (r_node[ids] - r_branch[ids]) / (n_leaves[ids] - 1)
+        ties = ids[alphas == alphas.min()]
+        node = int(ties[np.argmin(position[ties])])
+        inside = (position >= position[node]) & (position < position[node] + size[node])
+        ancestors = (position < position[node]) & (position + size > position[node])
+        candidate[inside] = False
+        r_diff = r_node[node] - r_branch[node]
+        n_lost = n_leaves[node] - 1
+        r_branch[node], n_leaves[node] = r_node[node], 1
+        r_branch[ancestors] += r_diff
+        n_leaves[ancestors] -= n_lost
+        yield float(alphas.min()), node, float(r_branch[0])
+
+
+def ccp_path(tree) -> tuple[np.ndarray, np.ndarray]:
+    """The minimal cost-complexity pruning path of a grown tree.
+
+    Parameters
+    ----------
+    tree : Tree
+        A fitted tree (classification or regression).
+
+    Returns
+    -------
+    ccp_alphas : ndarray of shape (n_steps + 1,)
+        Effective α of each subtree in the nested sequence, starting with 0 for the
+        full tree and ending with the α at which the root is collapsed.
+    impurities : ndarray of shape (n_steps + 1,)
+        R(T) = Σ_leaves (w_t / w_root) I(t) of each subtree.
+
+    Notes
+    -----
+    The same definition as scikit-learn's ``cost_complexity_pruning_path``: one
+    branch collapsed per step, so α repeats when several branches are equally weak.
+
+    Examples
+    --------
+    >>> from engine.tree import DecisionTreeClassifier
+    >>> X = np.arange(8.0).reshape(-1, 1)
+    >>> tree = DecisionTreeClassifier().fit(X, [0, 0, 0, 1, 0, 1, 1, 1]).tree_
+    >>> alphas, impurities = ccp_path(tree)
+    >>> alphas.round(4).tolist(), impurities.round(4).tolist()
+    ([0.0, 0.1, 0.3], [0.0, 0.2, 0.5])
+    >>> tree.n_leaves, prune_ccp(tree, 0.2).n_leaves, prune_ccp(tree, 0.35).n_leaves
+    (4, 2, 1)
+    """
+    steps = list(_weakest_links(tree))
+    return np.array([s[0] for s in steps]), np.array([s[2] for s in steps])
+
+
+def _topmost(tree, nodes: list[int]) -> list[int]:
+    """The nodes of ``nodes`` with no ancestor in ``nodes``."""
+    chosen = np.zeros(len(tree.children_left), dtype=bool)
+    chosen[nodes] = True
+    keep = []
+    for node in nodes:
+        parent = int(tree.parent[node])
+        while parent >= 0 and not chosen[parent]:
+            parent = int(tree.parent[parent])
+        if parent < 0:
+            keep.append(node)
+    return sorted(keep)
+
+
+def _prune_sequence(tree) -> tuple[np.ndarray, np.ndarray]:
+    """Effective α and collapsed node of every weakest-link step, in order."""
+    steps = list(_weakest_links(tree))[1:]
+    return np.array([s[0] for s in steps]), np.array([s[1] for s in steps], dtype=np.intp)
+
+
+def _collapse_until(tree, alphas: np.ndarray, nodes: np.ndarray, alpha: float):
+    # Stop at the first step beyond α, as the sequential algorithm does.
+    beyond = np.flatnonzero(alphas > alpha)
+    n_steps = beyond[0] if len(beyond) else len(alphas)
+    return tree.collapse(_topmost(tree, nodes[:n_steps].tolist()))
+
+
+def prune_ccp(tree, alpha: float):
+    """Minimal cost-complexity pruning: the smallest subtree minimising R(T) + α|leaves(T)|.
+
+    Parameters
+    ----------
+    tree : Tree
+    alpha : float, >= 0
+        Complexity parameter. Branches whose effective α is at most ``alpha`` are
+        collapsed, weakest first.
+
+    Returns
+    -------
+    Tree
+        A new tree (``tree`` itself is not modified).
+    """
+    if not alpha >= 0:
+        raise ValueError(f"ccp_alpha must be a non-negative number; got {alpha!r}.")
+    return _collapse_until(tree, *_prune_sequence(tree), alpha)
+
+
+# --- χ² pruning ------------------------------------------------------------------------
+
+
+def _split_tables(tree, nodes: np.ndarray) -> np.ndarray:
+    """(len(nodes), max children, n_classes) class counts of each node's children (zero-padded)."""
+    first = tree.children_left[nodes]
+    n_children = tree.children_right[nodes] - first + 1
+    offsets = np.arange(int(n_children.max()))
+    child = first[:, None] + offsets[None, :]
+    valid = offsets[None, :] < n_children[:, None]
+    # An empty ID3 branch carries its parent's value for prediction but holds no rows.
+    value = np.where((tree.weighted_n_node_samples > 0)[:, None], tree.value, 0.0)
+    return np.where(valid[..., None], value[np.where(valid, child, 0)], 0.0)
+
+
+def prune_chi2(tree, alpha: float = 0.05):
+    """χ² significance pruning (seed 002), bottom-up until every remaining split is significant.
+
+    Parameters
+    ----------
+    tree : Tree
+        A fitted classification tree (``value`` holds class counts).
+    alpha : float in (0, 1], default=0.05
+        Significance level. A split whose children are all leaves is kept only when
+        its χ² p-value is below ``alpha``; otherwise it is collapsed, which may make
+        its parent the next candidate.
+
+    Returns
+    -------
+    Tree
+        A new tree.
+    """
+    if not 0 < alpha <= 1:
+        raise ValueError(f"chi2_alpha must be in (0, 1]; got {alpha!r}.")
+    if tree.value.shape[1] < 2 and tree.node_count > 1:
+        raise ValueError("χ² pruning tests class counts: it needs a classification tree.")
+    is_leaf = np.asarray(tree.children_left) < 0
+    alive = np.ones_like(is_leaf)
+    collapsed: list[int] = []
+    while True:
+        internal = np.flatnonzero(alive & ~is_leaf)
+        if len(internal) == 0:
+            break
+        frontier = internal[[bool(is_leaf[tree.children(i)].all()) for i in internal]]
+        _, _, p_value = chi2_tables(_split_tables(tree, frontier))
+        weak = frontier[p_value >= alpha]
+        if len(weak) == 0:
+            break
+        for node in weak:
+            alive[tree.children(node)] = False
+        is_leaf[weak] = True
+        collapsed.extend(int(node) for node in weak)
+    return tree.collapse(_topmost(tree, collapsed))
+
+
+# --- choosing α by cross-validation ----------------------------------------------------
+
+
+def _fold_ids(
+    y: np.ndarray | None, n_samples: int, cv: int, rng: np.random.Generator
+) -> np.ndarray:
+    """Fold number of each row; stratified by class when ``y`` (class codes) is given."""
+    folds = np.empty(n_samples, dtype=np.intp)
+    groups = [np.arange(n_samples)] if y is None else [np.flatnonzero(y == c) for c in np.unique(y)]
+    start = 0
+    for rows in groups:
+        # Continue the round-robin across classes so fold sizes differ by at most one.
+        folds[rng.permutation(rows)] = (start + np.arange(len(rows))) % cv
+        start += len(rows)
+    return folds
+
+
+def _subtree_error(model, tree, X_valid_encoded: np.ndarray, y_valid: np.ndarray) -> float:
+    """Validation error of ``model`` with its tree replaced by a pruned one.
+
+    Reads the pruned tree's leaves directly (as ``predict`` does) so the validation
+    rows are encoded once per fold, not once per α.
+    """
+    value = tree.value[tree.apply(X_valid_encoded)]
+    if getattr(model, "_estimator_type", None) == "classifier":
+        return float(np.mean(model.classes_[plurality(value)] != y_valid))
+    return float(np.mean((np.asarray(y_valid, dtype=np.float64) - value[:, 0]) ** 2))
+
+
+def _rows(X, index: np.ndarray):
+    return X.iloc[index] if isinstance(X, pd.DataFrame | pd.Series) else np.asarray(X)[index]
+
+
+def choose_ccp_alpha_cv(estimator, X, y, cv: int = 5, random_state: int | None = 0):
+    """Choose the cost-complexity α by k-fold cross-validation (seed 004's spam tree).
+
+    Parameters
+    ----------
+    estimator : DecisionTreeClassifier or DecisionTreeRegressor
+        Unfitted template; its parameters are kept except ``ccp_alpha``.
+    X : array-like or DataFrame of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+    cv : int, default=5
+        Number of folds (stratified by class for classifiers).
+    random_state : int or None, default=0
+        Seed of the shuffle that assigns rows to folds.
+
+    Returns
+    -------
+    best_alpha : float
+        The α of the path with the smallest mean validation error; ties go to the
+        larger α, i.e. the simpler tree.
+    table : DataFrame
+        One row per distinct α of the path fitted on all data: ``alpha``,
+        ``n_leaves`` (of that pruned tree), ``cv_error`` (mean over folds;
+        misclassification rate or mean squared error) and ``cv_error_std``.
+
+    Notes
+    -----
+    Every fold grows one full tree and prunes it at each α of the whole-data path,
+    as ESL §9.2.2 describes, instead of refitting once per α.
+    """
+    full = clone(estimator).set_params(ccp_alpha=0.0).fit(X, y)
+    full_sequence = _prune_sequence(full.tree_)
+    alphas = np.unique(np.r_[0.0, full_sequence[0]])
+    y_array = np.asarray(y)
+    is_classifier = getattr(full, "_estimator_type", None) == "classifier"
+    strata = np.unique(y_array.astype(str), return_inverse=True)[1] if is_classifier else None
+    folds = _fold_ids(strata, len(y_array), cv, check_random_state(random_state))
+    errors = np.empty((cv, len(alphas)))
+    for k in range(cv):
+        train, valid = np.flatnonzero(folds != k), np.flatnonzero(folds == k)
+        model = clone(estimator).set_params(ccp_alpha=0.0).fit(_rows(X, train), y_array[train])
+        X_valid, y_valid = model.encoder_.transform(_rows(X, valid)), y_array[valid]
+        sequence = _prune_sequence(model.tree_)
+        for j, alpha in enumerate(alphas):
+            pruned = _collapse_until(model.tree_, *sequence, alpha)
+            errors[k, j] = _subtree_error(model, pruned, X_valid, y_valid)
+    table = pd.DataFrame(
+        {
+            "alpha": alphas,
+            "n_leaves": [_collapse_until(full.tree_, *full_sequence, a).n_leaves for a in alphas],
+            "cv_error": errors.mean(axis=0),
+            "cv_error_std": errors.std(axis=0),
+        }
+    )
+    best = np.flatnonzero(table["cv_error"].to_numpy() <= table["cv_error"].min() + 1e-12)[-1]
+    return float(alphas[best]), table

@@ -1,0 +1,353 @@
+"""Every candidate split of every node of one level, scored at once.
+
+A level is a set of nodes and the training rows in them. Each row carries a small
+vector of *statistics* (weighted one-hot class counts and a row count for
+classification; ``w, w·y, 1`` for regression), so the statistics of any group of rows
+are a sum. The candidates of all nodes are then read off sums:
+
+* numeric features (all at once): rows sorted by (feature, node, value) from a
+  presorted order; a cumulative sum along that order gives, at every boundary between
+  two distinct values, the left child's statistics; the right child is the node's
+  total minus the left. For concave impurities only boundaries where the class
+  changes are scored (seed 002: no other cut can be optimal);
+* few-valued numeric features while a level has few nodes: histograms, see
+  :func:`._binning.histogram_candidates`;
+* categorical features: one ``np.bincount`` over (node, category) codes gives a
+  histogram per node. Binary splits order the categories (by class-1 proportion, by
+  the proportion of the node's majority class for more than two classes, or by mean
+  target) and take prefixes of that order; ID3 multiway splits use every category.
+
+Missing values are tried on both sides of every binary candidate (on every branch of
+a multiway one) and the better side is kept.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._criteria import entropy
+
+
+@dataclass
+class Candidates:
+    """A flat table of scored candidate splits (one row per candidate)."""
+
+    node: np.ndarray       # local node index
+    feature: np.ndarray    # column index
+    score: np.ndarray      # what is maximised: gain, or gain ratio
+    gain: np.ndarray       # impurity decrease within the node, Δ
+    rank: np.ndarray       # tie order inside a feature: lower threshold / shorter prefix first
+    threshold: np.ndarray  # numeric threshold; NaN for categorical
+    missing: np.ndarray    # child offset the node's missing rows go to; -1 if it had none
+
+    @staticmethod
+    def concat(parts: list[Candidates]) -> Candidates:
+        names = Candidates.__dataclass_fields__
+        return Candidates(**{k: np.concatenate([getattr(p, k) for p in parts]) for k in names})
+
+
+@dataclass
+class Level:
+    """The nodes searched at one level and the rows in them."""
+
+    rows: np.ndarray       # (r,) active training rows
+    node: np.ndarray       # (r,) local node of each row
+    totals: np.ndarray     # (m, n_stats)
+    impurity: np.ndarray   # (m,)
+    min_gain: np.ndarray   # (m,) a split must beat this Δ (float noise guard)
+    used: np.ndarray       # (m, n_features) attributes used up by multiway splits
+
+    @property
+    def n_nodes(self) -> int:
+        return len(self.totals)
+
+
+def _score(crit, left, right, parent, parent_imp, min_leaf, min_gain):
+    """Gain and score of binary candidates; invalid ones get score -inf."""
+    gain = crit.gain([left, right], parent, parent_imp)
+    ok = gain > min_gain
+    if min_leaf > 1:  # with 1, every candidate already has a row on each side
+        ok &= (left[:, -1] >= min_leaf) & (right[:, -1] >= min_leaf)
+    score = gain
+    if crit.ratio:
+        split_info = entropy(np.stack([crit.weight(left), crit.weight(right)], axis=-1))
+        score = gain / np.where(split_info > 0, split_info, 1.0)
+    return gain, np.where(ok, score, -np.inf)
+
+
+def score_binary(crit, level, node, left, right, nan, min_leaf):
+    """Try the node's missing rows on each side; keep the better (ties: right)."""
+    parent = level.totals[node]
+    imp, min_gain = level.impurity[node], level.min_gain[node]
+    if nan is None:
+        gain, score = _score(crit, left, right, parent, imp, min_leaf, min_gain)
+        return gain, score, np.full(len(node), -1, dtype=np.intp)
+    gain_r, score_r = _score(crit, left, right + nan, parent, imp, min_leaf, min_gain)
+    has_nan = nan[:, -1] > 0
+    gain_l, score_l = _score(crit, left + nan, right, parent, imp, min_leaf, min_gain)
+    go_left = has_nan & (score_l > score_r)
+    missing = np.where(has_nan, np.where(go_left, 0, 1), -1)
+    return np.where(go_left, gain_l, gain_r), np.where(go_left, score_l, score_r), missing
+
+
+#: Evaluate only cuts where the class changes (plus min_samples_leaf limits); exact for
+#: concave impurities (seed 002: only splits between examples of different classes can
+#: be optimal). Switched off only by tests that check this claim.
+BOUNDARY_POINTS_ONLY = True
+#: The class-change filter runs when more than this share of positions are cuts.
+FILTER_SHARE = 0.3
+#: Bound on the float elements of one feature chunk's cumulative-sum array.
+CHUNK_ELEMENTS = 4_000_000
+
+
+def numeric_candidates(crit, level, values, order, min_leaf) -> Candidates:
+    """Candidates ``x <= t`` of all numeric features, a chunk of features at a time.
+
+    ``values`` (n_numeric, n_samples) are the numeric columns; ``order``
+    (n_numeric, r) the active rows of each feature sorted by value, missing last.
+    Returned ``feature`` indexes the rows of ``values``.
+    """
+    m = level.n_nodes
+    counts = np.bincount(level.node, minlength=m)
+    geometry = (counts, np.concatenate([[0], np.cumsum(counts)[:-1]]), np.repeat(np.arange(m), counts))
+    node_of_row = np.empty(values.shape[1], dtype=np.intp)
+    node_of_row[level.rows] = level.node
+    step = max(1, CHUNK_ELEMENTS // max(1, order.shape[1] * crit.stats.shape[1]))
+    parts = []
+    for lo in range(0, len(values), step):
+        part = _numeric_chunk(crit, level, values[lo:lo + step], order[lo:lo + step],
+                              node_of_row, geometry, min_leaf)
+        part.feature += lo
+        parts.append(part)
+    return Candidates.concat(parts)
+
+
+def _numeric_chunk(crit, level, values, order, node_of_row, geometry, min_leaf) -> Candidates:
+    counts, starts, pos_node = geometry
+    m, n_f, width = level.n_nodes, len(values), order.shape[1]
+    # A stable sort by node keeps each node's rows in value order (radix sort for int16).
+    if m == 1:
+        sorted_rows = order
+    else:
+        key = node_of_row[order].astype(np.int16 if m < 2**15 else np.int32)
+        sorted_rows = np.take_along_axis(order, np.argsort(key, axis=1, kind="stable"), axis=1)
+    v = np.take_along_axis(values, sorted_rows, axis=1)
+    codes = crit.codes[sorted_rows] if hasattr(crit, "codes") else None
+    missing_v = np.isnan(v)
+    any_missing = bool(missing_v.any())
+    n_present = (np.add.reduceat(~missing_v, starts, axis=1) if any_missing
+                 else np.broadcast_to(counts, (n_f, m)))
+    same_node = pos_node[:-1] == pos_node[1:]
+    cut = same_node[None] & ~missing_v[:, 1:] & (v[:, 1:] != v[:, :-1])
+    n_missing = counts[None] - n_present
+    # Filtering pays where most positions are cuts (few ties); with many ties it costs
+    # more than scoring the few cuts there are.
+    if BOUNDARY_POINTS_ONLY and crit.concave and np.count_nonzero(cut) > FILTER_SHARE * cut.size:
+        limits = _leaf_limits(cut, starts, n_present, n_missing, min_leaf)
+        cut &= _class_changes(codes, v, same_node, cut) | limits
+    f_idx, pos = np.nonzero(cut)
+    node = pos_node[pos]
+    # Sums of each statistic along the sorted rows; the row count is the position itself.
+    flat = f_idx * width + pos
+    last = (np.arange(n_f) * width)[:, None] + starts[None] + n_present - 1
+    left = np.empty((len(pos), crit.stats.shape[1]))
+    present_tot = np.empty((n_f, m, crit.stats.shape[1]))
+    left[:, -1] = pos - starts[node] + 1
+    present_tot[..., -1] = n_present
+    sums = _running_sums(crit, sorted_rows, codes)
+    for s, cum in enumerate(sums):
+        before = np.where(starts > 0, cum.reshape(n_f, width)[:, starts - 1], 0)
+        left[:, s] = cum[flat] - before[f_idx, node]
+        present_tot[..., s] = np.where(n_present > 0, cum[np.maximum(last, 0)] - before, 0)
+    if len(sums) < len(crit.stats_t):  # unit weights: the last class is the rest
+        left[:, -2] = left[:, -1] - left[:, :-2].sum(axis=1)
+        present_tot[..., -2] = present_tot[..., -1] - present_tot[..., :-2].sum(axis=-1)
+    nan_tot = level.totals[None] - present_tot
+    right = present_tot[f_idx, node] - left
+    nan = nan_tot[f_idx, node] if any_missing else None
+    gain, score, missing = score_binary(crit, level, node, left, right, nan, min_leaf)
+    lo, hi = v[f_idx, pos], v[f_idx, pos + 1]
+    threshold = lo / 2.0 + hi / 2.0
+    threshold = np.where(threshold >= hi, lo, threshold)  # rounding must not swallow hi
+    cands = Candidates(node, f_idx, score, gain, pos - starts[node], threshold, missing)
+    if any_missing:
+        cands = Candidates.concat([cands, missing_only_candidates(crit, level, present_tot, nan_tot, min_leaf)])
+    return keep_valid(cands)
+
+
+def _running_sums(crit, sorted_rows, codes) -> list[np.ndarray]:
+    """Cumulative sums of the statistics along the sorted rows, each flattened.
+
+    With unit weights these are cumulative counts of the class codes, one class short:
+    the caller gets the last class as the row count minus the others.
+    """
+    if not getattr(crit, "unit_weight", False):
+        return [np.cumsum(column[sorted_rows], axis=1).ravel() for column in crit.stats_t]
+    return [np.cumsum(codes == q, axis=1).ravel() for q in range(crit.n_classes - 1)]
+
+
+def _class_changes(codes, v, same_node, cut) -> np.ndarray:
+    """Cuts (n_features, r - 1) between value groups that are not both of one same class."""
+    tied = same_node[None] & (v[:, 1:] == v[:, :-1])
+    if not tied.any():  # every value group is one row
+        return codes[:, 1:] != codes[:, :-1]
+    new_group = np.ones(v.shape, dtype=bool)
+    new_group[:, 1:] = ~tied
+    flat = new_group.ravel()
+    group_start = np.flatnonzero(flat)
+    group = (np.cumsum(flat) - 1).reshape(v.shape)
+    low = np.minimum.reduceat(codes.ravel(), group_start)
+    high = np.maximum.reduceat(codes.ravel(), group_start)
+    group_class = np.where(low == high, low, -1)
+    before, after = group_class[group[:, :-1]], group_class[group[:, 1:]]
+    return (before < 0) | (before != after)
+
+
+def _leaf_limits(cut, starts, n_present, n_missing, min_leaf) -> np.ndarray:
+    """The first and last cuts allowed by ``min_samples_leaf`` in each (feature, node).
+
+    Where the leaf-size limit falls inside a run of one class, the best cut of that run
+    may be the limit itself, so it stays a candidate.
+    """
+    limits = np.zeros(cut.shape, dtype=bool)
+    if min_leaf <= 1:
+        return limits
+    n_f, width = cut.shape
+    flat = cut.ravel()
+    index = np.arange(flat.size)
+    next_cut = np.minimum.accumulate(np.where(flat, index, flat.size)[::-1])[::-1]
+    prev_cut = np.maximum.accumulate(np.where(flat, index, -1))
+    row0 = (np.arange(n_f) * width)[:, None]
+    first_ok, last_ok = row0 + starts[None], row0 + starts[None] + n_present - 2
+    for need in (min_leaf, np.maximum(min_leaf - n_missing, 1)):
+        lo = np.clip(row0 + starts[None] + need - 1, 0, flat.size - 1)
+        hi = np.clip(row0 + starts[None] + n_present - need - 1, 0, flat.size - 1)
+        for q, ok in ((next_cut[lo], (next_cut[lo] <= last_ok)), (prev_cut[hi], prev_cut[hi] >= first_ok)):
+            ok &= (q >= 0) & (q < flat.size)
+            limits.ravel()[q[ok]] = True
+    return limits
+
+
+def missing_only_candidates(crit, level, present_tot, nan_tot, min_leaf) -> Candidates:
+    """The split 'value present' (left) vs 'value missing' (right), threshold +inf."""
+    f_idx, node = np.nonzero((present_tot[..., -1] > 0) & (nan_tot[..., -1] > 0))
+    left, right = present_tot[f_idx, node], nan_tot[f_idx, node]
+    gain, score = _score(
+        crit, left, right, level.totals[node], level.impurity[node], min_leaf,
+        level.min_gain[node],
+    )
+    n = len(node)
+    rank = np.full(n, np.iinfo(np.intp).max)
+    return Candidates(node, f_idx, score, gain, rank, np.full(n, np.inf), np.ones(n, np.intp))
+
+
+def keep_valid(cands: Candidates) -> Candidates:
+    keep = np.isfinite(cands.score)
+    return Candidates(**{k: getattr(cands, k)[keep] for k in Candidates.__dataclass_fields__})
+
+
+def category_histogram(crit, level, codes: np.ndarray, n_categories: int) -> np.ndarray:
+    """Statistics per (node, category), shape (m, n_categories + 1, n_stats).
+
+    ``codes`` are the active rows' category codes with missing coded ``n_categories``
+    (the last slot).
+    """
+    m, n_stats = level.totals.shape
+    key = (level.node * (n_categories + 1) + codes)[:, None] * n_stats + np.arange(n_stats)
+    hist = np.bincount(
+        key.ravel(), weights=crit.stats[level.rows].ravel(),
+        minlength=m * (n_categories + 1) * n_stats,
+    )
+    return hist.reshape(m, n_categories + 1, n_stats)
+
+
+def binary_category_candidates(crit, level, hist, min_leaf):
+    """Best-prefix splits of the ordered categories; returns candidates and the orders."""
+    present_hist, nan = hist[:, :-1], hist[:, -1]
+    present = present_hist[..., -1] > 0
+    key = np.where(present, crit.order_key(present_hist, level.totals), np.inf)
+    order = np.argsort(key, axis=1, kind="stable")
+    cum = np.cumsum(np.take_along_axis(present_hist, order[..., None], axis=1), axis=1)
+    n_present = present.sum(axis=1)
+    prefix = np.arange(1, hist.shape[1] - 1)
+    node, k = np.nonzero(prefix[None, :] < n_present[:, None])
+    left = cum[node, k]
+    right = cum[node, n_present[node] - 1] - left
+    node_nan = nan[node] if (nan[:, -1] > 0).any() else None
+    gain, score, missing = score_binary(crit, level, node, left, right, node_nan, min_leaf)
+    n = len(node)
+    cands = Candidates(node, np.zeros(n, np.intp), score, gain, k + 1, np.full(n, np.nan), missing)
+    # "Any category" (left, the whole order as prefix) vs "missing" (right).
+    present_tot = np.where((n_present > 0)[:, None], cum[np.arange(len(cum)), n_present - 1], 0.0)
+    extra = missing_only_candidates(crit, level, present_tot[None], nan[None], min_leaf)
+    extra.rank = n_present[extra.node]
+    return keep_valid(Candidates.concat([cands, extra])), (order, n_present)
+
+
+def multiway_candidates(crit, level, hist, min_leaf) -> Candidates:
+    """ID3: one branch per category; missing rows tried on every non-empty branch."""
+    children, nan = hist[:, :-1], hist[:, -1]
+    present = children[..., -1] > 0
+    parent = level.totals
+    base = [children[:, c] for c in range(children.shape[1])]
+    # Option c: the missing rows join branch c (all options equal when there are none).
+    options = np.stack(
+        [crit.gain(base[:c] + [base[c] + nan] + base[c + 1:], parent, level.impurity)
+         for c in range(len(base))], axis=1,
+    )
+    score = options
+    if crit.ratio:
+        w = crit.weight(children)[:, None, :] + np.eye(len(base))[None] * crit.weight(nan)[:, None, None]
+        score = options / np.maximum(entropy(w), 1e-300)
+    score = np.where(present, score, -np.inf)
+    best = np.argmax(score, axis=1)
+    rows = np.arange(len(parent))
+    gain, score = options[rows, best], score[rows, best]
+    ok = (present.sum(axis=1) >= 2) & (gain > level.min_gain)
+    ok &= np.all(~present | (children[..., -1] >= min_leaf), axis=1)
+    missing = np.where(nan[:, -1] > 0, best, -1)
+    m = len(parent)
+    cands = Candidates(rows, np.zeros(m, np.intp), np.where(ok, score, -np.inf), gain,
+                       np.zeros(m, np.intp), np.full(m, np.nan), missing)
+    return keep_valid(cands)
+
+
+def choose_splits(cands: Candidates, level: Level, n_features: int, max_features, rng):
+    """Index into ``cands`` of the split chosen for each node (-1: none).
+
+    Tie rule: among candidates whose score is within a relative 1e-12 of the node's
+    best, the lowest feature index wins, then the lowest rank (threshold / prefix).
+    """
+    m = level.n_nodes
+    if max_features is not None and max_features < n_features:
+        allowed = _draw_features(cands, m, n_features, max_features, rng)
+        keep = allowed[cands.node, cands.feature]
+        cands = Candidates(**{k: getattr(cands, k)[keep] for k in Candidates.__dataclass_fields__})
+        index = np.flatnonzero(keep)
+    else:
+        index = np.arange(len(cands.node))
+    best = np.full(m, -np.inf)
+    np.maximum.at(best, cands.node, cands.score)
+    tol = 1e-12 * np.maximum(np.abs(best), level.impurity)
+    near = np.flatnonzero(cands.score >= best[cands.node] - tol[cands.node])
+    order = np.lexsort((cands.rank[near], cands.feature[near], cands.node[near]))
+    near = near[order]
+    first = np.ones(len(near), dtype=bool)
+    first[1:] = cands.node[near[1:]] != cands.node[near[:-1]]
+    chosen = np.full(m, -1, dtype=np.intp)
+    chosen[cands.node[near[first]]] = index[near[first]]
+    return chosen
+
+
+def _draw_features(cands: Candidates, m: int, n_features: int, k: int, rng) -> np.ndarray:
+    """Per node, ``k`` features drawn at random among those with a valid split.
+
+    Like scikit-learn, features that cannot split the node do not use up the draw.
+    """
+    splittable = np.zeros((m, n_features), dtype=bool)
+    splittable[cands.node, cands.feature] = True
+    priority = rng.random((m, n_features))
+    priority[~splittable] = np.inf
+    rank = np.argsort(np.argsort(priority, axis=1, kind="stable"), axis=1, kind="stable")
+    return (rank < k) & splittable

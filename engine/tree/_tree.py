@@ -1,0 +1,220 @@
+"""The fitted tree: flat parallel arrays that prediction, pruning and pictures read.
+
+Node 0 is the root. The children of an internal node ``i`` are the contiguous ids
+``children_left[i] .. children_right[i]``: two for a binary split, ``k`` for an ID3
+multiway split on a ``k``-valued attribute (in category-code order).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+
+import numpy as np
+
+TREE_LEAF = -1
+TREE_UNDEFINED = -2
+
+#: Values of ``Tree.split_kind``.
+LEAF, NUMERIC, CATEGORICAL_BINARY, CATEGORICAL_MULTIWAY = 0, 1, 2, 3
+
+
+@dataclass
+class Tree:
+    """A fitted decision tree as flat arrays, one entry per node.
+
+    Attributes
+    ----------
+    children_left, children_right : ndarray of intp, shape (node_count,)
+        First and last child id; ``TREE_LEAF`` (-1) at leaves.
+    feature : ndarray of intp, shape (node_count,)
+        Column split on; ``TREE_UNDEFINED`` (-2) at leaves.
+    threshold : ndarray of float64, shape (node_count,)
+        Numeric split ``x <= threshold`` goes left; NaN for categorical splits and leaves.
+    split_kind : ndarray of int8, shape (node_count,)
+        0 leaf, 1 numeric, 2 categorical binary, 3 categorical multiway.
+    category_child : ndarray of intp, shape (node_count, max_n_categories)
+        For categorical splits the child of each category code; -1 elsewhere.
+    missing_child : ndarray of intp, shape (node_count,)
+        Child a missing value goes to; -1 at leaves.
+    unseen_child : ndarray of intp, shape (node_count,)
+        For categorical splits, the child of a category unseen at the node; -1 elsewhere.
+    value : ndarray of float64, shape (node_count, n_outputs)
+        Weighted class counts (classifier) or the node mean (regressor, one column).
+    impurity : ndarray of float64, shape (node_count,)
+    n_node_samples : ndarray of intp, shape (node_count,)
+        Training rows with positive weight that reached the node.
+    weighted_n_node_samples : ndarray of float64, shape (node_count,)
+    depth : ndarray of intp, shape (node_count,)
+        Root 0.
+    parent : ndarray of intp, shape (node_count,)
+        -1 at the root.
+
+    Examples
+    --------
+    A stump on one numeric feature, written by hand:
+
+    >>> stump = Tree(
+    ...     children_left=np.array([1, -1, -1]), children_right=np.array([2, -1, -1]),
+    ...     feature=np.array([0, -2, -2]), threshold=np.array([0.5, np.nan, np.nan]),
+    ...     split_kind=np.array([1, 0, 0], dtype=np.int8),
+    ...     category_child=np.full((3, 0), -1), missing_child=np.array([2, -1, -1]),
+    ...     unseen_child=np.full(3, -1), value=np.array([[2.0, 2.0], [2.0, 0.0], [0.0, 2.0]]),
+    ...     impurity=np.array([0.5, 0.0, 0.0]), n_node_samples=np.array([4, 2, 2]),
+    ...     weighted_n_node_samples=np.array([4.0, 2.0, 2.0]), depth=np.array([0, 1, 1]),
+    ...     parent=np.array([-1, 0, 0]))
+    >>> stump.apply(np.array([[0.0], [1.0], [np.nan]])).tolist()
+    [1, 2, 2]
+    >>> stump.n_leaves, stump.max_depth
+    (2, 1)
+    """
+
+    children_left: np.ndarray
+    children_right: np.ndarray
+    feature: np.ndarray
+    threshold: np.ndarray
+    split_kind: np.ndarray
+    category_child: np.ndarray
+    missing_child: np.ndarray
+    unseen_child: np.ndarray
+    value: np.ndarray
+    impurity: np.ndarray
+    n_node_samples: np.ndarray
+    weighted_n_node_samples: np.ndarray
+    depth: np.ndarray
+    parent: np.ndarray
+
+    @property
+    def node_count(self) -> int:
+        return len(self.children_left)
+
+    @property
+    def max_depth(self) -> int:
+        return int(self.depth.max()) if self.node_count else 0
+
+    @property
+    def n_leaves(self) -> int:
+        return int(np.sum(self.children_left == TREE_LEAF))
+
+    def is_leaf(self, node_id: int) -> bool:
+        return bool(self.children_left[node_id] == TREE_LEAF)
+
+    def children(self, node_id: int) -> range:
+        """Ids of the children of ``node_id`` (empty at a leaf)."""
+        if self.is_leaf(node_id):
+            return range(0)
+        return range(int(self.children_left[node_id]), int(self.children_right[node_id]) + 1)
+
+    def _step(self, at: np.ndarray, x: np.ndarray, missing: bool, categorical: bool):
+        """Children of internal nodes ``at`` for rows whose split-feature values are ``x``."""
+        # A numeric split's right child is left + 1; NaN compares False, fixed below.
+        child = self.children_left[at] + (x > self.threshold[at])
+        if categorical:
+            is_cat = (self.split_kind[at] != NUMERIC) & ~np.isnan(x)
+            code = x[is_cat].astype(np.intp)
+            known = (code >= 0) & (code < self.category_child.shape[1])
+            cat_at = at[is_cat]
+            by_code = self.category_child[cat_at, np.where(known, code, 0)]
+            child[is_cat] = np.where(known & (by_code >= 0), by_code, self.unseen_child[cat_at])
+        if missing:
+            nan = np.isnan(x)
+            child[nan] = self.missing_child[at[nan]]
+        return child
+
+    def _descend(self, X: np.ndarray):
+        """Yield (rows, nodes) level by level: the rows that just moved and where to."""
+        X = np.asarray(X, dtype=np.float64)
+        missing = bool(np.isnan(X).any())
+        categorical = bool((self.split_kind >= CATEGORICAL_BINARY).any())
+        node = np.zeros(X.shape[0], dtype=np.intp)
+        rows = np.flatnonzero(self.children_left[node] != TREE_LEAF)
+        while len(rows):  # only rows not yet at a leaf are touched
+            at = node[rows]
+            child = self._step(at, X[rows, self.feature[at]], missing, categorical)
+            node[rows] = child
+            yield rows, child
+            rows = rows[self.children_left[child] != TREE_LEAF]
+
+    def apply(self, X: np.ndarray) -> np.ndarray:
+        """Leaf id of each row of the encoded matrix ``X`` (n_samples, n_features).
+
+        Loops over depth; each step is vectorized over the rows not yet at a leaf.
+        """
+        node = np.zeros(np.shape(X)[0], dtype=np.intp)
+        for rows, nodes in self._descend(X):
+            node[rows] = nodes
+        return node
+
+    def decision_path(self, X: np.ndarray) -> np.ndarray:
+        """Boolean matrix (n_samples, node_count): True where the row passes the node."""
+        path = np.zeros((np.shape(X)[0], self.node_count), dtype=bool)
+        path[:, 0] = True
+        for rows, nodes in self._descend(X):
+            path[rows, nodes] = True
+        return path
+
+    def feature_importances(self, n_features: int) -> np.ndarray:
+        """Total weighted impurity decrease per feature, normalised to sum 1.
+
+        For each internal node :math:`t` with children :math:`t_k`:
+        :math:`\\frac{N_t}{N} I(t) - \\sum_k \\frac{N_{t_k}}{N} I(t_k)`, summed per split
+        feature. All zeros when the tree is a single leaf.
+        """
+        weighted = self.weighted_n_node_samples * self.impurity
+        internal = np.flatnonzero(self.children_left != TREE_LEAF)
+        child_sum = np.bincount(
+            self.parent[1:], weights=weighted[1:], minlength=self.node_count
+        ) if self.node_count > 1 else np.zeros(self.node_count)
+        decrease = weighted[internal] - child_sum[internal]
+        importances = np.bincount(self.feature[internal], weights=decrease, minlength=n_features)
+        importances = importances / self.weighted_n_node_samples[0]
+        total = importances.sum()
+        return importances / total if total > 0 else np.zeros(n_features)
+
+    def collapse(self, nodes) -> Tree:
+        """A new Tree where ``nodes`` become leaves and all their descendants are removed.
+
+        The kept nodes keep their relative order and are renumbered 0..k-1, so sibling
+        groups stay contiguous (whole subtrees are removed, never part of a group).
+        """
+        nodes = np.asarray(nodes, dtype=np.intp).ravel()
+        cut = np.zeros(self.node_count, dtype=bool)
+        cut[nodes] = True
+        removed = np.zeros(self.node_count, dtype=bool)
+        for d in range(1, self.max_depth + 1):
+            at = np.flatnonzero(self.depth == d)
+            parent = self.parent[at]
+            removed[at] = removed[parent] | cut[parent]
+        keep = np.flatnonzero(~removed)
+        new_id = np.full(self.node_count + 1, TREE_LEAF, dtype=np.intp)
+        new_id[keep] = np.arange(len(keep))
+        sub = replace(self, **{f.name: getattr(self, f.name)[keep] for f in fields(self)})
+        sub.children_left = new_id[sub.children_left]
+        sub.children_right = new_id[sub.children_right]
+        sub.parent = new_id[sub.parent]
+        sub.missing_child = new_id[sub.missing_child]
+        sub.unseen_child = new_id[sub.unseen_child]
+        sub.category_child = new_id[sub.category_child]
+        _make_leaves(sub, cut[keep])
+        return sub
+
+
+def _make_leaves(tree: Tree, leaf: np.ndarray) -> None:
+    tree.children_left[leaf] = TREE_LEAF
+    tree.children_right[leaf] = TREE_LEAF
+    tree.feature[leaf] = TREE_UNDEFINED
+    tree.threshold[leaf] = np.nan
+    tree.split_kind[leaf] = LEAF
+    tree.category_child[leaf] = TREE_LEAF
+    tree.missing_child[leaf] = TREE_LEAF
+    tree.unseen_child[leaf] = TREE_LEAF
+
+
+def plurality(value: np.ndarray) -> np.ndarray:
+    """Index of the plurality class in each row of class counts or shares.
+
+    A tie goes to the class listed last (for a no/yes target, "yes"): AIMA Fig. 18.6
+    needs a fixed rule, since its empty French branch inherits a 2–2 tie and shows Yes.
+
+    >>> plurality(np.array([[2.0, 2.0], [3.0, 1.0]])).tolist()
+    [1, 0]
+    """
+    return value.shape[1] - 1 - np.argmax(value[:, ::-1], axis=1)

@@ -1,0 +1,365 @@
+"""Core checks of the tree engine: scikit-learn as oracle, textbook trees, invariants."""
+from __future__ import annotations
+
+import itertools
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn import tree as sk_tree
+from sklearn.datasets import make_classification, make_friedman1, make_regression
+
+import engine.tree._splitter as splitter
+from engine.tree import DecisionTreeClassifier, DecisionTreeRegressor
+from engine.tree._criteria import entropy, impurity_decrease
+
+DATA = Path("/work/shared/data")
+if not DATA.exists():
+    DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+
+
+def depth_first(tree, node=0, regression=False):
+    """(feature, threshold, normalised value) in depth-first order, for ours or sklearn's."""
+    value = np.asarray(tree.value[node], dtype=float).ravel()
+    value = value if regression else value / value.sum()
+    left, right = tree.children_left[node], tree.children_right[node]
+    if left == -1:
+        return [(-1, np.nan, value)]
+    out = [(int(tree.feature[node]), float(tree.threshold[node]), value)]
+    for child in range(left, right + 1) if right == left + 1 else (left, right):
+        out += depth_first(tree, child, regression)
+    return out
+
+
+def assert_same_tree(ours, theirs, regression=False):
+    a, b = depth_first(ours, regression=regression), depth_first(theirs, regression=regression)
+    assert [n[0] for n in a] == [n[0] for n in b]
+    # sklearn thresholds come from float32 copies of X: agree to float32 precision.
+    np.testing.assert_allclose([n[1] for n in a], [n[1] for n in b], rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(np.stack([n[2] for n in a]), np.stack([n[2] for n in b]),
+                               rtol=1e-9, atol=1e-9)
+
+
+def oracle_data(seed, missing=0.0):
+    X, y = make_classification(n_samples=3000, n_features=8, n_informative=5, n_redundant=0,
+                               n_classes=3, random_state=seed)
+    if missing:
+        X[np.random.default_rng(seed).random(X.shape) < missing] = np.nan
+    return X, y
+
+
+@pytest.mark.parametrize("missing", [0.0, 0.1])
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_identical_to_sklearn_classifier(seed, criterion, missing):
+    X, y = oracle_data(seed, missing)
+    with np.errstate(all="raise"):
+        ours = DecisionTreeClassifier(criterion=criterion, max_depth=4).fit(X, y)
+    theirs = sk_tree.DecisionTreeClassifier(criterion=criterion, max_depth=4, random_state=0).fit(X, y)
+    assert_same_tree(ours.tree_, theirs.tree_)
+    np.testing.assert_array_equal(ours.apply(X) >= 0, True)
+    np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), atol=1e-12)
+    np.testing.assert_allclose(ours.feature_importances_, theirs.feature_importances_, atol=1e-12)
+    # Missing only at predict time: both send it to the child with more training rows.
+    X_holes = X.copy()
+    X_holes[np.random.default_rng(seed).random(X.shape) < 0.2] = np.nan
+    np.testing.assert_allclose(ours.predict_proba(X_holes), theirs.predict_proba(X_holes), atol=1e-12)
+
+
+@pytest.mark.parametrize("params", [
+    {"max_leaf_nodes": 12}, {"max_depth": 6, "min_samples_split": 60},
+    {"min_impurity_decrease": 0.005}, {"max_depth": 5, "min_samples_leaf": 0.01},
+])
+def test_stopping_rules_match_sklearn(params):
+    X, y = oracle_data(1)
+    ours = DecisionTreeClassifier(criterion="entropy", **params).fit(X, y)
+    theirs = sk_tree.DecisionTreeClassifier(criterion="entropy", random_state=0, **params).fit(X, y)
+    assert_same_tree(ours.tree_, theirs.tree_)
+
+
+def test_sample_weight_matches_sklearn():
+    X, y = oracle_data(1)
+    weight = np.random.default_rng(0).integers(0, 4, len(y)).astype(float)
+    ours = DecisionTreeClassifier(max_depth=4, min_samples_leaf=3).fit(X, y, sample_weight=weight)
+    theirs = sk_tree.DecisionTreeClassifier(max_depth=4, min_samples_leaf=3, random_state=0)
+    theirs.fit(X, y, sample_weight=weight)
+    assert_same_tree(ours.tree_, theirs.tree_)
+    # Rows of zero weight are not counted in n_node_samples, as in scikit-learn.
+    assert ours.tree_.n_node_samples[0] == theirs.tree_.n_node_samples[0] == np.sum(weight > 0)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("make", ["regression", "friedman1"])
+def test_identical_to_sklearn_regressor(make, seed):
+    if make == "regression":
+        X, y = make_regression(n_samples=2000, n_features=6, noise=5.0, random_state=seed)
+    else:
+        X, y = make_friedman1(n_samples=2000, random_state=seed)
+    weight = np.random.default_rng(seed).integers(1, 4, len(y)).astype(float)
+    with np.errstate(all="raise"):
+        ours = DecisionTreeRegressor(max_depth=4).fit(X, y, sample_weight=weight)
+    theirs = sk_tree.DecisionTreeRegressor(max_depth=4, random_state=0).fit(X, y, sample_weight=weight)
+    assert_same_tree(ours.tree_, theirs.tree_, regression=True)
+    np.testing.assert_allclose(ours.predict(X), theirs.predict(X), rtol=1e-10)
+
+
+def test_boundary_points_are_enough(monkeypatch):
+    """Skipping cuts inside one-class runs never changes the tree (seed 002's lemma)."""
+    monkeypatch.setattr(splitter, "FILTER_SHARE", 0.0)  # filter even when ties abound
+    for seed in range(24):
+        rng = np.random.default_rng(seed)
+        n, p = int(rng.integers(30, 300)), int(rng.integers(1, 4))
+        X = rng.integers(0, int(rng.integers(2, 25)), (n, p)).astype(float)
+        X[rng.random((n, p)) < 0.1 * (seed % 2)] = np.nan
+        y = (X[:, 0] + rng.normal(0, 3, n) > 5).astype(int) + (rng.random(n) < 0.3) * (seed % 3 == 0)
+        weight = rng.integers(1, 4, n).astype(float) if seed % 4 else None  # None: unit path
+        for criterion in ["gini", "entropy", "misclassification"]:
+            params = dict(criterion=criterion, min_samples_leaf=int(rng.integers(1, 12)), max_depth=6)
+            fast = DecisionTreeClassifier(**params).fit(X, y, sample_weight=weight)
+            with monkeypatch.context() as patch:
+                patch.setattr(splitter, "BOUNDARY_POINTS_ONLY", False)
+                full = DecisionTreeClassifier(**params).fit(X, y, sample_weight=weight)
+            assert_same_tree(fast.tree_, full.tree_)
+            np.testing.assert_array_equal(fast.tree_.missing_child, full.tree_.missing_child)
+
+
+def restaurant():
+    frame = pd.read_csv(DATA / "restaurant.csv", keep_default_na=False).drop(columns="Example")
+    return frame, frame.pop("WillWait")
+
+
+def test_restaurant_id3_is_aima_figure_18_6():
+    X, y = restaurant()
+    model = DecisionTreeClassifier(criterion="entropy", categorical_split="multiway").fit(X, y)
+    t, names = model.tree_, list(model.feature_names_in_)
+
+    def child(node, value):
+        code = list(model.categories_[t.feature[node]]).index(value)
+        return t.category_child[node, code]
+
+    def label(node):
+        assert t.is_leaf(node)
+        return model.classes_[np.argmax(t.value[node])]
+
+    assert names[t.feature[0]] == "Patrons"
+    assert label(child(0, "None")) == "No" and label(child(0, "Some")) == "Yes"
+    hungry = child(0, "Full")
+    assert names[t.feature[hungry]] == "Hungry" and label(child(hungry, "No")) == "No"
+    kind = child(hungry, "Yes")
+    assert names[t.feature[kind]] == "Type"
+    assert label(child(kind, "Italian")) == "No" and label(child(kind, "Burger")) == "Yes"
+    french = child(kind, "French")  # empty branch: the parent's 2-2 distribution
+    assert t.n_node_samples[french] == 0
+    np.testing.assert_allclose(t.value[french] / t.value[french].sum(), [0.5, 0.5])
+    fri_sat = child(kind, "Thai")
+    assert names[t.feature[fri_sat]] == "Fri/Sat"
+    assert label(child(fri_sat, "No")) == "No" and label(child(fri_sat, "Yes")) == "Yes"
+    assert t.node_count == 12 and model.score(X, y) == 1.0
+    # The tree is perfect, so importances are each split's gain over the root's 1 bit.
+    assert round(model.feature_importances_[names.index("Patrons")], 4) == 0.5409
+
+
+def test_playtennis_id3_tree():
+    X = pd.read_csv(DATA / "playtennis.csv").drop(columns="Day")
+    y = X.pop("PlayTennis")
+    model = DecisionTreeClassifier(criterion="entropy", categorical_split="multiway").fit(X, y)
+    t, names = model.tree_, list(model.feature_names_in_)
+    outlook = list(model.categories_[0])
+    assert names[t.feature[0]] == "Outlook"
+    assert names[t.feature[t.category_child[0, outlook.index("Sunny")]]] == "Humidity"
+    assert names[t.feature[t.category_child[0, outlook.index("Rain")]]] == "Wind"
+    assert t.is_leaf(t.category_child[0, outlook.index("Overcast")])
+    assert round(float(t.impurity[0]), 3) == 0.940
+
+
+def best_subset_gain(codes, y, criterion):
+    """Brute force over all 2^(k-1) two-way partitions of the categories."""
+    values = np.unique(codes)
+    counts = np.array([np.bincount(y[codes == v], minlength=2) for v in values])
+    best = 0.0
+    for r in range(1, len(values)):
+        for subset in itertools.combinations(range(len(values)), r):
+            left = counts[list(subset)].sum(axis=0)
+            best = max(best, float(impurity_decrease(counts.sum(axis=0), [left, counts.sum(0) - left], criterion)))
+    return best
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+def test_binary_categorical_split_is_the_optimal_subset(criterion):
+    for seed in range(5):
+        rng = np.random.default_rng(seed)
+        codes = rng.integers(0, 6, 200)
+        y = (rng.random(200) < np.linspace(0.1, 0.9, 6)[rng.permutation(6)][codes]).astype(int)
+        X = pd.DataFrame({"c": pd.Categorical([f"v{c}" for c in codes])})
+        model = DecisionTreeClassifier(criterion=criterion, max_depth=1).fit(X, y)
+        t = model.tree_
+        gain = t.impurity[0] - sum(t.weighted_n_node_samples[c] / 200 * t.impurity[c] for c in (1, 2))
+        assert gain == pytest.approx(best_subset_gain(codes, y, criterion), rel=1e-12)
+        assert t.split_kind[0] == 2
+
+
+def test_missing_and_unseen_categories_route_to_a_child():
+    X, y = restaurant()
+    X = X.copy()
+    X.loc[[0, 3, 7], "Patrons"] = np.nan
+    model = DecisionTreeClassifier(criterion="entropy").fit(X, y)
+    test = X.head(3).copy()
+    test["Patrons"] = ["Crowded", np.nan, "Some"]  # unseen, missing, seen
+    proba = model.predict_proba(test)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    t = model.tree_
+    internal = t.children_left >= 0
+    assert np.all(t.missing_child[internal] >= t.children_left[internal])
+    assert np.all(t.missing_child[internal] <= t.children_right[internal])
+    categorical = internal & (t.split_kind >= 2)
+    heavier = [max(t.children(i), key=lambda c: (t.weighted_n_node_samples[c], -c))
+               for i in np.flatnonzero(categorical)]
+    np.testing.assert_array_equal(t.unseen_child[categorical], heavier)
+
+
+def test_gain_ratio_picks_the_best_ratio_at_the_root():
+    X = pd.read_csv(DATA / "playtennis.csv").drop(columns="Day")
+    y = X.pop("PlayTennis")
+    codes = pd.factorize(y, sort=True)[0]
+    ratios = []
+    for column in X:
+        groups = [np.bincount(codes[(X[column] == v).to_numpy()], minlength=2) for v in X[column].unique()]
+        sizes = np.array([g.sum() for g in groups])
+        ratios.append(impurity_decrease(np.bincount(codes), groups, "entropy") / entropy(sizes))
+    model = DecisionTreeClassifier(criterion="gain_ratio", categorical_split="multiway").fit(X, y)
+    assert model.tree_.feature[0] == int(np.argmax(ratios))
+
+
+def test_zero_gain_split_is_not_made_for_misclassification():
+    """Seed 002: a 10/6 parent into 2/0 + 8/6 is 'no progress' for the 0/1 loss."""
+    X = np.array([[0.0]] * 2 + [[1.0]] * 14)
+    y = np.array([0, 0] + [0] * 8 + [1] * 6)
+    assert DecisionTreeClassifier(criterion="misclassification").fit(X, y).get_n_leaves() == 1
+    assert DecisionTreeClassifier(criterion="entropy").fit(X, y).get_n_leaves() == 2
+    single = DecisionTreeClassifier(criterion="misclassification").fit(X, y)
+    np.testing.assert_array_equal(single.feature_importances_, [0.0])
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+def test_zero_gain_split_is_made_like_sklearn(criterion):
+    """XOR: the first split gains nothing, the second separates; sklearn grows the same."""
+    X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])
+    y = np.array([0, 1, 1, 0])
+    ours = DecisionTreeClassifier(criterion=criterion).fit(X, y)
+    assert ours.score(X, y) == 1.0
+    assert ours.tree_.feature[0] == 0  # the tie rule: lowest column first
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 3))
+    y = (X[:, 0] > 0) ^ (X[:, 1] > 0)
+    theirs = sk_tree.DecisionTreeClassifier(criterion=criterion, max_depth=6, random_state=0)
+    assert_same_tree(DecisionTreeClassifier(criterion=criterion, max_depth=6).fit(X, y).tree_,
+                     theirs.fit(X, y).tree_)
+
+
+def test_tree_arrays_invariants_and_collapse():
+    X, y = oracle_data(0, missing=0.05)
+    model = DecisionTreeClassifier(max_depth=6).fit(X, y)
+    t = model.tree_
+    internal = np.flatnonzero(t.children_left >= 0)
+    for i in internal:
+        kids = np.array(t.children(i))
+        np.testing.assert_array_equal(t.parent[kids], i)
+        np.testing.assert_array_equal(t.depth[kids], t.depth[i] + 1)
+        np.testing.assert_allclose(t.value[kids].sum(axis=0), t.value[i])
+    path = model.decision_path(X)
+    leaves = model.apply(X)
+    np.testing.assert_array_equal(path.sum(axis=1), t.depth[leaves] + 1)
+    assert path[np.arange(len(X)), leaves].all()
+    cut = [n for n in internal if t.depth[n] == 3]
+    small = t.collapse(cut)
+    assert small.max_depth == 3
+    assert small.n_leaves == t.n_leaves - sum(len(_leaves_below(t, n)) - 1 for n in cut)
+    for i in np.flatnonzero(small.children_left >= 0):
+        np.testing.assert_array_equal(small.parent[np.array(small.children(i))], i)
+    # Collapsing keeps node statistics: each row's new leaf is its old depth-3 ancestor.
+    ancestor = np.where(t.depth[leaves] > 3, 0, leaves)
+    deep = t.depth[leaves] > 3
+    node = leaves[deep]
+    while np.any(t.depth[node] > 3):
+        node = np.where(t.depth[node] > 3, t.parent[node], node)
+    ancestor[deep] = node
+    np.testing.assert_allclose(small.value[small.apply(X)], t.value[ancestor])
+
+
+def _leaves_below(tree, node):
+    if tree.is_leaf(node):
+        return [node]
+    return [leaf for c in tree.children(node) for leaf in _leaves_below(tree, c)]
+
+
+def test_max_features_is_reproducible_and_random():
+    X, y = oracle_data(2)
+    a = DecisionTreeClassifier(max_features="sqrt", random_state=3).fit(X, y)
+    b = DecisionTreeClassifier(max_features="sqrt", random_state=3).fit(X, y)
+    c = DecisionTreeClassifier(max_features="sqrt", random_state=4).fit(X, y)
+    np.testing.assert_array_equal(a.tree_.feature, b.tree_.feature)
+    assert a.tree_.node_count != c.tree_.node_count or not np.array_equal(a.tree_.feature, c.tree_.feature)
+    full = DecisionTreeClassifier(max_features=8, max_depth=4).fit(X, y)
+    assert_same_tree(full.tree_, DecisionTreeClassifier(max_depth=4).fit(X, y).tree_)
+
+
+def test_spambase_full_tree_fits_fast():
+    frame = pd.read_csv(DATA / "spambase.csv")
+    y = frame.pop("spam")
+    start = time.perf_counter()
+    model = DecisionTreeClassifier().fit(frame, y)
+    elapsed = time.perf_counter() - start
+    assert model.score(frame, y) > 0.99
+    assert elapsed < 1.0
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy", "misclassification", "gain_ratio"])
+def test_max_bins_changes_speed_not_the_tree(criterion):
+    """Histogram counting (few-valued features) and presorted sums give the same tree."""
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        X = rng.integers(0, 12, (300, 3)) * rng.choice([1.0, 0.37, -2.5])
+        X[rng.random(X.shape) < 0.1 * (seed % 2)] = np.nan
+        y = (np.nan_to_num(X[:, 0]) + rng.normal(0, 3, 300) > 2).astype(int) + (rng.random(300) < 0.2)
+        weight = rng.integers(0, 4, 300).astype(float)
+        params = dict(criterion=criterion, min_samples_leaf=1 + seed % 3, max_depth=6)
+        histogram = DecisionTreeClassifier(max_bins=255, **params).fit(X, y, sample_weight=weight)
+        presorted = DecisionTreeClassifier(max_bins=None, **params).fit(X, y, sample_weight=weight)
+        assert_same_tree(histogram.tree_, presorted.tree_)
+        np.testing.assert_array_equal(histogram.tree_.missing_child, presorted.tree_.missing_child)
+        target = np.nan_to_num(X[:, 1]) + rng.normal(0, 1, 300)
+        a = DecisionTreeRegressor(max_depth=5).fit(X, target, sample_weight=weight)
+        b = DecisionTreeRegressor(max_depth=5, max_bins=None).fit(X, target, sample_weight=weight)
+        assert_same_tree(a.tree_, b.tree_, regression=True)
+
+
+def test_regressor_on_categories_orders_by_mean_target():
+    """Binary split of a categorical feature = best prefix of categories sorted by mean y."""
+    rng = np.random.default_rng(0)
+    codes = rng.integers(0, 5, 300)
+    means = np.array([3.0, -1.0, 7.0, 0.5, 2.0])
+    y = means[codes] + rng.normal(0, 0.1, 300)
+    X = pd.DataFrame({"c": pd.Categorical([f"v{c}" for c in codes])})
+    model = DecisionTreeRegressor(max_depth=1).fit(X, y)
+    left_codes = np.flatnonzero(model.tree_.category_child[0, :5] == model.tree_.children_left[0])
+
+    def explained(subset):  # between-group sum of squares of a two-way partition
+        inside = np.isin(codes, subset)
+        return sum(part.size * (part.mean() - y.mean()) ** 2 for part in (y[inside], y[~inside]))
+
+    subsets = [c for r in range(1, 5) for c in itertools.combinations(range(5), r)]
+    best = max(subsets, key=explained)
+    assert explained(tuple(left_codes)) == pytest.approx(explained(best), rel=1e-12)
+    multi = DecisionTreeRegressor(categorical_split="multiway").fit(X, y)
+    assert multi.get_n_leaves() == 5
+    np.testing.assert_allclose(multi.predict(X), [y[codes == c].mean() for c in codes])
+
+
+def test_max_leaf_nodes_counts_multiway_branches():
+    X, y = restaurant()
+    model = DecisionTreeClassifier(criterion="entropy", categorical_split="multiway",
+                                   max_leaf_nodes=5).fit(X, y)
+    assert model.get_n_leaves() <= 5
+    assert model.tree_.feature[0] == list(model.feature_names_in_).index("Patrons")
