@@ -1,0 +1,65 @@
+"""Data page: choose or upload a table, check its schema, pick the target and the split."""
+import streamlit as st
+
+from ui import data_controls, state
+from viz.data_charts import class_balance_figure, missing_values_figure, target_histogram
+
+st.title("Data")
+st.caption("Pick a bundled dataset in the sidebar or upload your own CSV. Every model page "
+           "trains on the table, target and train/test split chosen here.")
+
+st.file_uploader(
+    f"Upload a CSV file (up to {state.MAX_UPLOAD_MB} MB)", type=["csv", "tsv", "txt"],
+    key=data_controls.UPLOAD_KEY, on_change=data_controls.on_upload,
+    help="Comma, semicolon, tab or pipe separated; UTF-8, UTF-16 or Windows-1252; "
+         "decimal commas are understood. `?`, `NA` and empty cells count as missing.")
+data_controls.show_upload_error()
+
+dataset = state.current_dataset()
+frame = state.current_frame() if dataset is not None else None
+if dataset is None or frame is None:
+    st.stop()
+
+entry = state.samples().get(state.source(), {})
+st.subheader(state.source_title())
+if entry:
+    st.markdown(f"{entry['description']}  \n*Source:* {entry['source']} · *Licence:* {entry['licence']}")
+
+rows, cols, target_col, task_col = st.columns(4)
+rows.metric("Rows", f"{len(frame):,}")
+cols.metric("Features used", len(dataset.features))
+target_col.metric("Target", dataset.target)
+task_col.metric("Task", dataset.task)
+if dataset.n_dropped:
+    st.warning(f"{dataset.n_dropped:,} rows have no value in the target and are left out.")
+
+preview, schema_tab = st.tabs(["Preview", "Columns"])
+with preview:
+    st.dataframe(frame.head(500), width="stretch", height=320)
+    st.caption(f"The first {min(len(frame), 500):,} of {len(frame):,} rows.")
+with schema_tab:
+    st.markdown("Untick a column to leave it out; change its kind if the guess is wrong. "
+                "Identifier and constant columns are left out by default.")
+    data_controls.schema_editor(frame, dataset.target)
+
+st.subheader("Target and split")
+task_c, test_c, strat_c = st.columns(3)
+task_c.radio("Task", ["auto", "classification", "regression"], key="task", horizontal=True,
+             bind="query-params", help="auto: text or few whole-number values → classification; "
+                                       "many numeric values → regression.")
+test_c.slider("Test fraction", 0.1, 0.5, 0.25, 0.05, key="test", bind="query-params",
+              help="Share of rows held out to measure test error; the rest trains the models.")
+strat_c.checkbox("Stratify by class", value=True, key="strat", bind="query-params",
+                 help="Keep each class's share the same in the training and the test rows.")
+if dataset.task == "classification" and not dataset.stratified and st.session_state.get("strat", True):
+    st.caption("A class has too few rows to stratify; the split is random instead.")
+st.caption(f"Training rows: {len(dataset.y_train):,} · test rows: {len(dataset.y_test):,}")
+
+style = state.style()
+if dataset.task == "classification":
+    st.plotly_chart(class_balance_figure(dataset.class_balance(), style), width="stretch")
+else:
+    st.plotly_chart(target_histogram(dataset.y, style), width="stretch")
+schema = state.schema_of(frame)
+if (schema["n_missing"] > 0).any():
+    st.plotly_chart(missing_values_figure(schema, len(frame), style), width="stretch")

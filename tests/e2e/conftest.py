@@ -1,0 +1,119 @@
+"""A real Streamlit server and Debian's Chromium, driven by Playwright.
+
+Under CI=true these tests must run: a missing Chromium fails them instead of skipping.
+Locally without Chromium they skip with a message saying how to install it.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "artifacts" / "screenshots"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--disable-dev-shm-usage"]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _need(condition: bool, why: str) -> None:
+    if condition:
+        return
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"browser tests cannot run under CI: {why}")
+    pytest.skip(f"{why} (install with: apt-get install -y chromium)")
+
+
+@pytest.fixture(scope="session")
+def app_url():
+    port = _free_port()
+    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+           "--server.port", str(port), "--server.address", "127.0.0.1",
+           "--server.headless", "true", "--browser.gatherUsageStats", "false"]
+    log = open(ROOT / "artifacts" / "streamlit-e2e.log", "w") if _mkdirs() else subprocess.DEVNULL
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    break
+        except OSError:
+            time.sleep(0.3)
+    else:
+        proc.terminate()
+        pytest.fail("streamlit did not answer /_stcore/health within 60 s")
+    yield url
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+def _mkdirs() -> bool:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return True
+
+
+@pytest.fixture(scope="session")
+def browser():
+    chromium = shutil.which("chromium")
+    _need(chromium is not None, "Debian's chromium is not installed")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1600, "height": 1000})
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+def wait_for_app(page, timeout: float = 60.0) -> None:
+    """Wait until the script has finished and every element has drawn.
+
+    Streamlit marks its root with ``data-test-script-state``; while lazily loaded
+    widgets are on their way it shows ``stSkeleton`` placeholders. Both must settle.
+    """
+    page.wait_for_selector('[data-testid="stAppViewContainer"]', timeout=timeout * 1000)
+    page.wait_for_selector("h1", timeout=timeout * 1000)
+    deadline, quiet = time.time() + timeout, 0
+    while time.time() < deadline and quiet < 3:
+        settled = page.evaluate(
+            """() => {
+                const app = document.querySelector('[data-testid="stApp"]');
+                const state = app && app.getAttribute('data-test-script-state');
+                return state === 'notRunning'
+                    && !document.querySelector('[data-testid="stSkeleton"]');
+            }"""
+        )
+        quiet = quiet + 1 if settled else 0
+        page.wait_for_timeout(250)
+
+
+def exceptions(page) -> list[str]:
+    return page.locator('[data-testid="stException"]').all_inner_texts()
+
+
+def screenshot(page, name: str) -> Path:
+    _mkdirs()
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path

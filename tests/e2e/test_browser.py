@@ -1,0 +1,65 @@
+"""Every page in a real browser; an upload nobody here wrote shows its schema and balance."""
+import pytest
+
+from .conftest import exceptions, screenshot, wait_for_app
+
+pytestmark = pytest.mark.e2e
+
+PAGES = ["", "naive_bayes", "decision_tree", "random_forest", "adaboost",
+         "gradient_boosting", "compare"]
+
+SEMICOLON_FILE = (
+    "Fruit;Weight (g);Price €;Origin;Review;Sweet\n"
+    "Apple;150,5;0,40;Spain;crisp and fresh from the market;yes\n"
+    "Banana;120,0;0,25;?;soft but a little too ripe;yes\n"
+    "Lemon;;0,30;Italy;far too sour for my taste;no\n"
+    "Apple;160,2;0,45;France;sweet and very juicy indeed;yes\n"
+    "Lime;60,1;0,20;Mexico;sharp little green fruit;no\n"
+    "Banana;118,3;NA;Ecuador;perfect for a quick breakfast;yes\n"
+    "Lemon;90,0;0,35;Spain;bright and sour and fresh;no\n"
+    "Grape;5,1;0,05;Italy;tiny sweet and seedless ones;yes\n"
+).encode("cp1252")
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_every_page_opens_without_an_exception(page, app_url, path):
+    page.goto(f"{app_url}/{path}")
+    wait_for_app(page)
+    screenshot(page, f"page-{path or 'data'}")
+    assert exceptions(page) == []
+    assert page.locator("h1").first.is_visible()
+
+
+def test_data_page_draws_class_balance(page, app_url):
+    page.goto(f"{app_url}/?data=iris")
+    wait_for_app(page)
+    page.wait_for_selector(".js-plotly-plot", timeout=30_000)
+    assert exceptions(page) == []
+    assert page.get_by_text("Class balance").first.is_visible()
+
+
+def test_upload_semicolon_decimal_comma_file(page, app_url):
+    page.set_viewport_size({"width": 1024, "height": 768})
+    page.goto(app_url)
+    wait_for_app(page)
+    page.locator('input[type="file"]').set_input_files(
+        {"name": "fruit.csv", "mimeType": "text/csv", "buffer": SEMICOLON_FILE})
+    page.get_by_text("fruit.csv").first.wait_for(timeout=30_000)
+    wait_for_app(page)
+    screenshot(page, "upload-fruit-1024")
+    assert exceptions(page) == []
+    page.wait_for_selector(".js-plotly-plot", timeout=30_000)
+    assert page.get_by_text("Class balance").first.is_visible()
+    # The sidebar now points at the upload, with the last column as the target.
+    assert "data=upload" in page.url
+
+
+def test_bad_upload_keeps_the_current_data(page, app_url):
+    page.goto(f"{app_url}/?data=iris")
+    wait_for_app(page)
+    page.locator('input[type="file"]').set_input_files(
+        {"name": "photo.csv", "mimeType": "text/csv", "buffer": b"\x89PNG\r\n\x1a\n\x00\x00\x00"})
+    page.get_by_text("could not be used").first.wait_for(timeout=30_000)
+    wait_for_app(page)
+    assert exceptions(page) == []
+    assert "data=iris" in page.url

@@ -1,0 +1,82 @@
+"""Upload handling and the per-column schema editor of the Data page."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from engine.data import DataError
+
+from . import state
+
+KINDS = ["numeric", "categorical", "text"]
+UPLOAD_KEY = "data_upload"
+
+
+def on_upload() -> None:
+    """Callback of the file uploader: parse first, switch to the file only if it reads.
+
+    A bad file leaves the current dataset on screen and records a message to show.
+    """
+    file = st.session_state.get(UPLOAD_KEY)
+    st.session_state.pop("gb_upload_error", None)
+    if file is None:
+        return
+    content = file.getvalue()
+    try:
+        frame = state.parse_upload(content)
+    except DataError as error:
+        st.session_state["gb_upload_error"] = (file.name, str(error))
+        return
+    if frame.shape[1] < 2:
+        st.session_state["gb_upload_error"] = (
+            file.name, "It has only one column; a model needs at least one feature and a target.")
+        return
+    state.set_upload(file.name, content)
+    st.session_state["data"] = state.UPLOAD
+    st.session_state["target"] = str(frame.columns[-1])
+
+
+def schema_editor(frame: pd.DataFrame, target: str) -> None:
+    """Editable table of the inferred schema; writes the user's choice to the overrides."""
+    schema = state.schema_of(frame)
+    chosen = state.overrides()
+    features = set(chosen.get("features") or state.default_features(frame, target))
+    kinds = chosen.get("kinds") or {}
+    table = pd.DataFrame({
+        "column": [str(c) for c in schema.index],
+        "use": [c in features and c != target for c in schema.index],
+        "kind": [kinds.get(c, _editable_kind(schema.loc[c, "kind"])) for c in schema.index],
+        "detected": schema["kind"].to_numpy(),
+        "distinct": schema["n_distinct"].to_numpy(),
+        "missing": schema["n_missing"].to_numpy(),
+        "note": ["target" if c == target else schema.loc[c, "reason"] for c in schema.index],
+    })
+    edited = st.data_editor(
+        table, key=f"data_schema_{state.source_key()}_{target}", hide_index=True,
+        width="stretch", disabled=["column", "detected", "distinct", "missing", "note"],
+        column_config={
+            "use": st.column_config.CheckboxColumn("use", help="Use this column as a feature."),
+            "kind": st.column_config.SelectboxColumn(
+                "kind", options=KINDS, required=True,
+                help="numeric: split by thresholds / Gaussian; categorical: one value per "
+                     "category; text: bag of words (Naive Bayes)."),
+        },
+    )
+    use = edited["use"] & (edited["column"] != target)
+    chosen["features"] = edited.loc[use, "column"].tolist()
+    chosen["kinds"] = {
+        c: k for c, k, d in zip(edited["column"], edited["kind"], edited["detected"])
+        if k != _editable_kind(d)
+    }
+
+
+def _editable_kind(detected: str) -> str:
+    return detected if detected in KINDS else "categorical"
+
+
+def show_upload_error() -> None:
+    failed = st.session_state.get("gb_upload_error")
+    if failed:
+        name, message = failed
+        st.error(f"**{name} could not be used.** {message} "
+                 "The dataset shown below is unchanged.")

@@ -1,0 +1,164 @@
+"""The data a session is looking at, and how it survives reruns, page switches and links.
+
+What lives where:
+
+* The URL (``bind="query-params"`` widgets): ``data`` (sample name or ``upload``),
+  ``target``, ``seed``, ``present``, and the Data page's ``test`` / ``strat`` / ``task``.
+  A copied link therefore reopens the same sample, target and split.
+* ``st.session_state``: the uploaded file's bytes (never in a global: every session
+  has its own) and the per-column overrides made on the Data page.
+* Streamlit caches, keyed by content: parsed samples, parsed uploads (by their bytes)
+  and built datasets. They are bounded so a classroom server's memory stays bounded.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import pandas as pd
+import streamlit as st
+
+from engine.data import Dataset, DataError, infer_schema, list_samples, load_csv, load_sample
+from viz.style import Style
+
+UPLOAD = "upload"
+DEFAULT_SAMPLE = "playtennis"
+MAX_UPLOAD_MB = 50  # keep equal to server.maxUploadSize in .streamlit/config.toml
+
+
+@dataclass(frozen=True)
+class Upload:
+    name: str
+    content: bytes
+
+    @property
+    def digest(self) -> str:
+        return hashlib.sha256(self.content).hexdigest()[:16]
+
+
+@st.cache_data(max_entries=1, show_spinner=False)
+def samples() -> dict[str, dict]:
+    """The catalog of bundled datasets, by name."""
+    return {entry["name"]: entry for entry in list_samples()}
+
+
+@st.cache_data(max_entries=32, show_spinner="Loading the dataset…")
+def sample_frame(name: str) -> pd.DataFrame:
+    return load_sample(name)
+
+
+@st.cache_data(max_entries=16, show_spinner="Reading your file…")
+def parse_upload(content: bytes) -> pd.DataFrame:
+    """Parse uploaded bytes; cached by content, so the same file is parsed once."""
+    return load_csv(content)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def schema_of(frame: pd.DataFrame) -> pd.DataFrame:
+    return infer_schema(frame)
+
+
+@st.cache_data(max_entries=64, show_spinner="Preparing the split…")
+def build_dataset(frame: pd.DataFrame, target: str, features: tuple[str, ...] | None,
+                  kinds: tuple[tuple[str, str], ...], task: str | None, test_size: float,
+                  stratify: bool, seed: int) -> Dataset:
+    return Dataset(frame, target, features=list(features) if features is not None else None,
+                   kinds=dict(kinds) or None, task=task, test_size=test_size,
+                   stratify=stratify, random_state=seed)
+
+
+def current_upload() -> Upload | None:
+    return st.session_state.get("gb_upload")
+
+
+def set_upload(name: str, content: bytes) -> None:
+    st.session_state["gb_upload"] = Upload(name, content)
+
+
+def source() -> str:
+    """``upload`` or the name of the chosen sample."""
+    return st.session_state.get("data") or DEFAULT_SAMPLE
+
+
+def source_title() -> str:
+    name = source()
+    if name == UPLOAD:
+        upload = current_upload()
+        return f"Your file: {upload.name}" if upload else "Your file (not uploaded yet)"
+    return samples().get(name, {}).get("title", name)
+
+
+def current_frame() -> pd.DataFrame | None:
+    """The raw table of the current source, or None when an upload is needed.
+
+    Raises DataError when an uploaded file cannot be read.
+    """
+    name = source()
+    if name != UPLOAD:
+        return sample_frame(name)
+    upload = current_upload()
+    return None if upload is None else parse_upload(upload.content)
+
+
+def source_key() -> str:
+    """A stable id of the current source, for per-source settings."""
+    upload = current_upload()
+    return f"upload:{upload.digest}" if source() == UPLOAD and upload else f"sample:{source()}"
+
+
+def default_target(frame: pd.DataFrame) -> str:
+    entry = samples().get(source(), {})
+    if entry.get("target") in frame.columns:
+        return entry["target"]
+    return str(frame.columns[-1])
+
+
+def overrides() -> dict:
+    """Per-column choices of the Data page for the current source (features, kinds)."""
+    return st.session_state.setdefault("gb_overrides", {}).setdefault(source_key(), {})
+
+
+def default_features(frame: pd.DataFrame, target: str) -> list[str]:
+    schema = schema_of(frame)
+    excluded = set(samples().get(source(), {}).get("exclude", [])) if source() != UPLOAD else set()
+    return [c for c in schema.index[schema["include"]] if c != target and c not in excluded]
+
+
+def current_dataset() -> Dataset | None:
+    """The Dataset every model page trains on, or None (after showing why)."""
+    try:
+        frame = current_frame()
+    except DataError as error:
+        st.error(f"**Your file could not be read.** {error}")
+        return None
+    if frame is None:
+        st.info("This view uses an uploaded file, which is not kept in links. "
+                "Upload it again on the **Data** page.")
+        return None
+    target = st.session_state.get("target") or default_target(frame)
+    if target not in frame.columns:
+        target = default_target(frame)
+    chosen = overrides()
+    features = chosen.get("features") or default_features(frame, target)
+    features = tuple(c for c in features if c != target and c in frame.columns)
+    kinds = tuple(sorted((chosen.get("kinds") or {}).items()))
+    task = st.session_state.get("task") or None
+    if task == "auto":
+        task = None
+    try:
+        return build_dataset(frame, target, features, kinds, task,
+                             float(st.session_state.get("test", 0.25)),
+                             bool(st.session_state.get("strat", True)),
+                             int(st.session_state.get("seed", 0)))
+    except DataError as error:
+        st.error(f"**This data cannot be used as it is.** {error}")
+        return None
+
+
+def presentation() -> bool:
+    return bool(st.session_state.get("present", False))
+
+
+def style() -> Style:
+    """The figure style of this session: presentation mode or normal."""
+    return Style.presentation() if presentation() else Style()
