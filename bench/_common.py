@@ -1,0 +1,140 @@
+"""Timing helpers shared by the benchmarks: one core, median of repeats, one table.
+
+Only the standard library here, so a benchmark can call :func:`pin_threads` before it
+imports numpy (thread-pool sizes are read once, at import).
+"""
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+THREAD_VARIABLES = (
+    "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS",
+)
+
+
+def pin_threads(n: int = 1) -> None:
+    """Limit BLAS/OpenMP pools to ``n`` threads; call before importing numpy or sklearn."""
+    if "numpy" in sys.modules:
+        raise RuntimeError("pin_threads() must run before numpy is imported.")
+    for name in THREAD_VARIABLES:
+        os.environ[name] = str(n)
+
+
+def use_repo_imports() -> None:
+    """Make ``import engine`` work when a script is run as ``python bench/<name>.py``."""
+    if str(REPO) not in sys.path:
+        sys.path.insert(0, str(REPO))
+
+
+def data_file(name: str) -> Path:
+    """A dataset from ``sample_data/`` or, failing that, ``shared/data/`` beside the repo."""
+    for folder in (REPO / "sample_data", REPO.parent / "shared" / "data"):
+        if (folder / name).is_file():
+            return folder / name
+    raise FileNotFoundError(f"{name} not found in sample_data/ or ../shared/data/")
+
+
+@dataclass
+class Timing:
+    """Wall-clock seconds of each repeat; ``median`` is what tables report."""
+
+    seconds: list[float] = field(default_factory=list)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.seconds)
+
+
+def measure(fn: Callable[[], object], repeats: int = 5, warmup: int = 1) -> Timing:
+    """Run ``fn`` ``warmup`` times untimed, then ``repeats`` times timed."""
+    for _ in range(warmup):
+        fn()
+    timing = Timing()
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        timing.seconds.append(time.perf_counter() - start)
+    return timing
+
+
+def measure_pair(ours: Callable[[], object], theirs: Callable[[], object],
+                 repeats: int = 5, warmup: int = 1) -> tuple[Timing, Timing]:
+    """Time two functions in alternation, so that load from other processes on a shared
+    machine falls on both alike; returns (ours, theirs)."""
+    for _ in range(warmup):
+        ours()
+        theirs()
+    a, b = Timing(), Timing()
+    for _ in range(repeats):
+        for fn, timing in ((ours, a), (theirs, b)):
+            start = time.perf_counter()
+            fn()
+            timing.seconds.append(time.perf_counter() - start)
+    return a, b
+
+
+@dataclass
+class Row:
+    """One line of a comparison: the same work done by Glassbox and by scikit-learn."""
+
+    work: str
+    ours: float
+    theirs: float
+    target: float | None = None  # the ratio ours/scikit-learn to stay under
+
+    @property
+    def ratio(self) -> float:
+        return self.ours / self.theirs
+
+    @property
+    def verdict(self) -> str:
+        if self.target is None:
+            return ""
+        return "ok" if self.ratio <= self.target else "MISSED"
+
+
+HEADER = ("work", "ours (s)", "scikit-learn (s)", "ratio ours/sklearn", "target", "status")
+
+
+def _cells(row: Row) -> tuple[str, ...]:
+    target = "—" if row.target is None else f"≤ {row.target:g}"
+    return (row.work, f"{row.ours:.4f}", f"{row.theirs:.4f}", f"{row.ratio:.2f}", target, row.verdict)
+
+
+def format_table(rows: list[Row], markdown: bool = False) -> str:
+    """The rows as aligned text, or as a Markdown table for bench/README.md."""
+    lines = [HEADER] + [_cells(r) for r in rows]
+    if markdown:
+        out = ["| " + " | ".join(line) + " |" for line in lines]
+        out.insert(1, "|" + "---|" * len(HEADER))
+        return "\n".join(out)
+    widths = [max(len(line[i]) for line in lines) for i in range(len(HEADER))]
+    text = ["  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip()
+            for line in lines]
+    text.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(text)
+
+
+def environment() -> str:
+    """One line naming the versions and thread settings a figure was measured with."""
+    import numpy
+    import pandas
+
+    try:
+        import sklearn
+        sk = sklearn.__version__
+    except ImportError:
+        sk = "absent"
+    return (f"python {sys.version.split()[0]}, numpy {numpy.__version__}, "
+            f"pandas {pandas.__version__}, scikit-learn {sk}, "
+            f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}, "
+            f"cpus {os.cpu_count()}")
