@@ -315,6 +315,8 @@ def _read(text, sep, names, na, records, dtype=None, usecols=None) -> pd.DataFra
                 io.StringIO(text), sep=sep, header=0, names=names, index_col=False,
                 keep_default_na=False, na_values=na, skipinitialspace=True,
                 dtype=dtype, usecols=usecols, engine="c",
+                # the C parser reads "3,14" itself; "1.5" and "1.234,5" are left to _as_numbers
+                decimal="," if DECIMAL_COMMA.get(sep) == "always" else ".",
             )
     except pd.errors.ParserWarning:
         raise DataError(_ragged_message(records, sep, None)) from None

@@ -30,6 +30,8 @@ rows.metric("Rows", f"{len(frame):,}")
 cols.metric("Features used", len(dataset.features))
 target_col.metric("Target", dataset.target)
 task_col.metric("Task", dataset.task)
+for note in frame.attrs.get("notes", []):
+    st.info(note)
 if dataset.n_dropped:
     st.warning(f"{dataset.n_dropped:,} rows have no value in the target and are left out.")
 
