@@ -25,11 +25,14 @@ st.subheader(state.source_title())
 if entry:
     st.markdown(f"{entry['description']}  \n*Source:* {entry['source']} · *Licence:* {entry['licence']}")
 
-rows, cols, target_col, task_col = st.columns(4)
+rows, cols, classes = st.columns(3)
 rows.metric("Rows", f"{len(frame):,}")
 cols.metric("Features used", len(dataset.features))
-target_col.metric("Target", dataset.target)
-task_col.metric("Task", dataset.task)
+if dataset.task == "classification":
+    classes.metric("Classes", len(dataset.class_names))
+else:
+    classes.metric("Target mean", f"{dataset.y.mean():.4g}")
+st.markdown(f"Predicting **{dataset.target}** — a **{dataset.task}** task.")
 for note in frame.attrs.get("notes", []):
     st.info(note)
 if dataset.n_dropped:

@@ -29,7 +29,9 @@ def on_upload() -> None:
         return
     if frame.shape[1] < 2:
         st.session_state["gb_upload_error"] = (
-            file.name, "It has only one column; a model needs at least one feature and a target.")
+            file.name, "It was read as a single column, and a model needs at least one feature "
+                       "and a target. If its values are separated by spaces, save it again with "
+                       "commas, semicolons or tabs between the values.")
         return
     state.set_upload(file.name, content)
     st.session_state["data"] = state.UPLOAD
