@@ -1,8 +1,126 @@
-"""Naive Bayes page."""
-from ui.placeholder import coming_soon
+"""Naive Bayes page: priors, likelihoods, smoothing and the evidence behind each prediction."""
+import streamlit as st
 
-coming_soon("Naive Bayes", [
-    "Priors P(y) and the likelihood tables P(xⱼ | y), with Laplace smoothing α you can move.",
-    "The evidence behind one prediction: each feature's log-likelihood, summed to the posterior.",
-    "Text mode: type a review and see what every word contributes.",
-])
+from engine.data import DataError
+from ui import nb_controls as nb
+from ui import state
+from viz import nb_figures as nf
+
+st.title("Naive Bayes")
+st.caption("Posterior = prior × likelihood / evidence, with the naive assumption that the "
+           "features are independent given the class: P(c | x) ∝ P(c) ∏ⱼ P(xⱼ | c).")
+
+dataset = state.current_dataset()
+if dataset is None:
+    st.stop()
+if dataset.task != "classification":
+    st.warning(f"Naive Bayes needs a categorical target, but **{dataset.target}** is a number "
+               "to predict (regression). Choose a classification dataset in the sidebar, such "
+               "as PlayTennis, Iris or the restaurant reviews, or pick a target column with "
+               "a few classes.")
+    st.stop()
+
+style = state.style()
+first, second, third = st.columns(3, gap="medium")
+spec = nb.controls(dataset, first, second)
+with third:
+    row = nb.row_picker(dataset)
+problem = nb.variant_problem(spec.variant, dataset)
+if problem:
+    st.error(problem)
+    st.stop()
+try:
+    fitted = nb.fit(dataset, spec)
+except (ValueError, DataError) as error:
+    st.error(f"**This model cannot be fitted here.** {error} Try another variant or α > 0.")
+    st.stop()
+model, views = fitted.model, nf.feature_views(fitted.model)
+if spec.variant == "categorical" and nb.numeric_columns(dataset):
+    st.caption("Categorical on numbers: every distinct value is its own category, so a value "
+               "not seen in training gets the zero-count θ. Auto with binned columns groups them.")
+third.metric("Test accuracy", f"{fitted.accuracy:.1%}",
+             help=f"Share of the {len(dataset.y_test):,} test rows whose MAP class is right.")
+
+texts, numeric = nb.text_columns(dataset), nb.numeric_columns(dataset)
+names = ["Priors & likelihoods", "Evidence for one row", "Accuracy"]
+names = (["Text"] if texts else []) + names + (["Decision regions"] if len(numeric) >= 2 else [])
+tabs = dict(zip(names, st.tabs(names), strict=True))
+x_row = dataset.X_test.iloc[[row]]
+
+with tabs["Priors & likelihoods"]:
+    priors, likelihoods = st.columns([2, 3], gap="medium")
+    priors.plotly_chart(nf.priors_figure(model, style), width="stretch")
+    with likelihoods:
+        shown = [n for n, v in views.items() if v != "text"]
+        if not shown:
+            st.info("The only feature is text: see the **Text** tab for what each word contributes.")
+        elif views[shown[0]] == "counts":
+            st.markdown("**θⱼ꜀ per feature**: count in class c, and the smoothed probability.")
+            st.dataframe(nf.style_zero_probabilities(nf.likelihood_frame(model.likelihood_table())))
+        else:
+            feature = st.selectbox("Feature", shown, key="nb_feature")
+            if views[feature] == "gaussian":
+                params = model.gaussian_params(feature)
+                value = float(x_row[feature].iloc[0])
+                st.plotly_chart(nf.gaussian_curves_figure(params, feature, value, style), width="stretch")
+                st.dataframe(params, width="content")
+            else:
+                st.dataframe(nf.style_zero_probabilities(nf.likelihood_frame(model.likelihood_table(feature))))
+                st.caption("θ = (count + α) / (N_c + α k), with k the number of values. Red: θ = 0, "
+                           "a count of zero without smoothing: one such value rules the class out.")
+
+with tabs["Evidence for one row"]:
+    ledger = model.evidence_ledger(x_row, 0)
+    posterior = ledger.loc[("total", "posterior")]
+    predicted = posterior.idxmax()
+    st.markdown(f"Row **{x_row.index[0]}**: predicted **{predicted}** "
+                f"(P = {posterior.max():.3f}), true **{dataset.y_test.iloc[row]}**.")
+    st.dataframe(x_row, hide_index=True)
+    st.plotly_chart(nf.ledger_figure(nf.ledger_steps(ledger), style), width="stretch")
+    st.latex(r"P(c \mid x) = \frac{P(c) \prod_j P(x_j \mid c)}{\sum_r P(c_r) \prod_j P(x_j \mid c_r)}")
+    for line in nf.posterior_latex(ledger):
+        st.latex(line)
+    if (ledger.xs("feature", level="part") == float("-inf")).any().any():
+        st.caption("−∞: this value never occurs with that class in training and α = 0, so "
+                   "θ = 0 and the whole product is 0. Move α above 0 to smooth it.")
+
+with tabs["Accuracy"]:
+    st.plotly_chart(nf.confusion_figure(fitted.confusion, model.classes_, style), width="stretch")
+
+if texts:
+    with tabs["Text"]:
+        column = st.selectbox("Text column", texts, key="nb_text_column") if len(texts) > 1 else texts[0]
+        text = st.text_input("Type a sentence and press Enter", nb.DEFAULT_SENTENCE, key="nb_text",
+                             bind="query-params")
+        vocabulary, multinomial, bernoulli = nb.text_models(dataset, column, spec.alpha)
+        counts = vocabulary.transform([text])
+        tables = {"Multinomial": nf.word_table(vocabulary, multinomial.feature_log_prob_,
+                                               multinomial.classes_, text),
+                  "Bernoulli": nf.bernoulli_word_table(vocabulary, bernoulli, text)}
+        for (name, table), model_, part in zip(tables.items(), (multinomial, bernoulli),
+                                               st.columns(2), strict=True):
+            proba = model_.predict_proba(counts)[0]
+            part.markdown(f"**{name}** predicts **{model_.classes_[proba.argmax()]}** "
+                          f"(P = {proba.max():.3f})")
+            part.plotly_chart(nf.word_figure(table, f"{name}: what each word adds", style),
+                              width="stretch", key=f"nb_words_{name}")
+        st.caption("Multinomial: each occurrence multiplies by θ_wc. Bernoulli: each vocabulary "
+                   "word present multiplies by θ_wc, each absent one by 1 − θ_wc. Words never "
+                   "seen in training are skipped.")
+
+if len(numeric) >= 2:
+    with tabs["Decision regions"]:
+        a, b = st.columns(2)
+        x_name = a.selectbox("Horizontal axis", numeric, index=0, key="nb_x")
+        y_name = b.selectbox("Vertical axis", [c for c in numeric if c != x_name], key="nb_y")
+        try:
+            pair = nb.fit(dataset, spec, [x_name, y_name])
+        except (ValueError, DataError) as error:
+            st.error(f"**These two columns cannot be fitted.** {error}")
+        else:
+            X_pair = dataset.X_train[[x_name, y_name]]
+            grid = nf.decision_grid(pair.model, X_pair)
+            st.plotly_chart(nf.decision_boundary_figure(grid, X_pair, dataset.y_train,
+                                                        pair.model.classes_, style), width="stretch")
+            st.caption(f"Fitted on these two columns only (test accuracy {pair.accuracy:.1%}); "
+                       "the colour is the MAP class, the dots the training rows.")

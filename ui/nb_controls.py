@@ -1,0 +1,148 @@
+"""Streamlit glue of the Naive Bayes page: its controls and its cached fits.
+
+A fit is cached by (dataset content hash, model spec, columns), bounded to 32 entries,
+so moving a slider back to an earlier value, or switching pages, costs nothing.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import streamlit as st
+
+from engine.data import Dataset
+from engine.metrics import confusion_matrix
+from engine.naive_bayes import BernoulliNB, CategoricalNB, GaussianNB, MixedNB, MultinomialNB
+from engine.text import Vocabulary
+
+VARIANTS = {
+    "auto": "Auto (by column kind)",
+    "gaussian": "Gaussian",
+    "categorical": "Categorical",
+    "multinomial": "Multinomial (counts)",
+    "bernoulli": "Bernoulli (present / absent)",
+}
+DEFAULT_SENTENCE = "The sushi & everything else was awesome!"
+
+
+@dataclass(frozen=True)
+class Spec:
+    """Everything a fit depends on besides the data (hashable: part of the cache key)."""
+
+    variant: str = "auto"
+    alpha: float = 1.0
+    numeric: str = "gaussian"
+    n_bins: int = 5
+
+    def make(self, text_columns: tuple[str, ...]):
+        if self.variant == "gaussian":
+            return GaussianNB()
+        if self.variant == "categorical":
+            return CategoricalNB(alpha=self.alpha)
+        if self.variant == "multinomial":
+            return MultinomialNB(alpha=self.alpha)
+        if self.variant == "bernoulli":
+            return BernoulliNB(alpha=self.alpha)
+        return MixedNB(alpha=self.alpha, numeric=self.numeric, n_bins=self.n_bins,
+                       text_columns=list(text_columns))
+
+
+@dataclass(frozen=True)
+class Fit:
+    model: object
+    y_pred: np.ndarray
+    accuracy: float
+    confusion: np.ndarray
+
+
+def text_columns(dataset: Dataset) -> tuple[str, ...]:
+    return tuple(c for c, k in dataset.feature_kinds.items() if k == "text")
+
+
+def numeric_columns(dataset: Dataset) -> list[str]:
+    return [c for c, k in dataset.feature_kinds.items() if k == "numeric"]
+
+
+def variant_problem(variant: str, dataset: Dataset) -> str | None:
+    """Why ``variant`` cannot model this dataset's columns, or None when it can."""
+    kinds = dataset.feature_kinds
+    other = [c for c, k in kinds.items() if k != "numeric"]
+    if variant == "auto":
+        return None
+    if variant == "categorical":
+        text = text_columns(dataset)
+        return (f"Categorical Naive Bayes counts category values; {', '.join(text)} is free "
+                "text. Use Auto (words are counted by the multinomial model).") if text else None
+    if other:
+        return (f"{VARIANTS[variant]} Naive Bayes needs numeric columns only, but "
+                f"{', '.join(other[:4])} {'is' if len(other) == 1 else 'are'} not numeric. "
+                "Use Auto, which gives each column the likelihood of its kind.")
+    if variant in ("multinomial", "bernoulli") and (dataset.X_train.to_numpy(float) < 0).any():
+        return (f"{VARIANTS[variant]} Naive Bayes reads the columns as counts or presence and "
+                "needs values ≥ 0; this data has negative values. Use Gaussian or Auto.")
+    return None
+
+
+@st.cache_resource(max_entries=32, show_spinner="Fitting Naive Bayes…")
+def _fit(content_hash: str, spec: Spec, columns: tuple[str, ...], texts: tuple[str, ...],
+         _dataset: Dataset) -> Fit:
+    model = spec.make(texts).fit(_dataset.X_train[list(columns)], _dataset.y_train)
+    y_pred = model.predict(_dataset.X_test[list(columns)])
+    y_test = _dataset.y_test.to_numpy()
+    return Fit(model, y_pred, float(np.mean(y_pred == y_test)),
+               confusion_matrix(y_test, y_pred, labels=model.classes_))
+
+
+def fit(dataset: Dataset, spec: Spec, columns: list[str] | None = None) -> Fit:
+    """The fitted model of ``spec`` on ``columns`` (all features by default), cached."""
+    columns = tuple(columns or dataset.features)
+    texts = tuple(c for c in text_columns(dataset) if c in columns)
+    return _fit(dataset.content_hash, spec, columns, texts, dataset)
+
+
+@st.cache_resource(max_entries=8, show_spinner="Counting words…")
+def _text_models(content_hash: str, column: str, alpha: float, _dataset: Dataset):
+    vocabulary = Vocabulary().fit(_dataset.X_train[column])
+    counts = vocabulary.transform(_dataset.X_train[column])
+    return (vocabulary, MultinomialNB(alpha=alpha).fit(counts, _dataset.y_train),
+            BernoulliNB(alpha=alpha).fit(counts, _dataset.y_train))
+
+
+def text_models(dataset: Dataset, column: str, alpha: float):
+    """(Vocabulary, MultinomialNB, BernoulliNB) on the word counts of one text column."""
+    return _text_models(dataset.content_hash, column, alpha, dataset)
+
+
+def controls(dataset: Dataset, first, second) -> Spec:
+    """The model's widgets in two containers (variant | α and bins); returns the Spec."""
+    variant = first.selectbox(
+        "Variant", list(VARIANTS), key="nb_variant", bind="query-params",
+        help="auto: categorical columns are counted, numeric ones Gaussian (or binned), "
+             "text is a bag of words. The others force one likelihood on every column: "
+             "gaussian (numbers), categorical (values), multinomial (counts), bernoulli "
+             "(present or absent).")
+    alpha = second.slider(
+        "Smoothing α", 0.0, 5.0, 1.0, 0.1, key="nb_alpha", bind="query-params",
+        help="θ = (count + α) / (N_q + α k): the MAP estimate with a Dirichlet prior, k the "
+             "number of values. α = 1 is Laplace smoothing; α = 0 is the plain count "
+             "fraction, and a value never seen with a class then makes that class impossible.")
+    numeric, n_bins = "gaussian", 5
+    if variant == "auto" and numeric_columns(dataset):
+        numeric = first.radio(
+            "Numeric columns", ["gaussian", "binned"], key="nb_numeric", horizontal=True,
+            bind="query-params",
+            help="gaussian: P(x_j | c) = N(x_j; μ_jc, σ²_jc). binned: cut into equal-frequency "
+                 "bins and counted like categories (seed 003, method 1).")
+        if numeric == "binned":
+            n_bins = second.slider("Bins", 2, 20, 5, key="nb_bins", bind="query-params",
+                                   help="Number of equal-frequency bins per numeric column.")
+    return Spec(variant, float(alpha), numeric, int(n_bins))
+
+
+def row_picker(dataset: Dataset) -> int:
+    """Position of the chosen test row (shown with its index label and true class)."""
+    labels, truth = dataset.X_test.index, dataset.y_test.to_numpy()
+    return st.selectbox(
+        "Test row to explain", range(len(labels)), key="nb_row",
+        format_func=lambda i: f"row {labels[i]} · {truth[i]}",
+        help="Its evidence ledger and its values on the likelihood curves are shown.")
