@@ -1,7 +1,10 @@
 """Property tests: any small frame of numbers, categories and missing values fits, predicts
-valid probabilities, and leaves a ``tree_`` whose arrays obey the TREE_SPEC invariants;
-binary category splits are the best of all subsets where theory says they must be."""
+valid probabilities, and leaves a ``tree_`` whose arrays obey the TREE_SPEC invariants (also
+after ``Tree.collapse``); binary category splits are the best of all subsets where theory
+says they must be."""
 from __future__ import annotations
+
+import copy
 
 import numpy as np
 import pandas as pd
@@ -323,3 +326,32 @@ def test_binary_category_split_is_the_best_subset_for_squared_error(column, seed
 
     expected = _best_subset_gain(codes, impurity)
     assert _root_gain(model) == pytest.approx(expected, rel=1e-9, abs=1e-12)
+
+
+# --------------------------------------------------------------------------- collapsing subtrees
+
+
+@SETTINGS
+@given(data=frames(), params=TREE_PARAMS, seed=st.integers(0, 2**16))
+def test_collapse_keeps_the_invariants_and_routes_rows_to_the_cut(data, params, seed):
+    """Tree.collapse(nodes): the nodes become leaves, their subtrees vanish, and each row
+    now stops at the first collapsed node (or original leaf) on its old path."""
+    X, y = data
+    model = DecisionTreeClassifier(**params).fit(X, y)
+    t = model.tree_
+    internal = np.flatnonzero(t.children_left != -1)
+    rng = np.random.default_rng(seed)
+    cut = internal[rng.random(len(internal)) < 0.4]
+    pruned = copy.copy(model)
+    pruned.tree_ = t.collapse(cut)
+    check_tree_invariants(pruned)
+    assert pruned.tree_.node_count <= t.node_count
+    stop = np.zeros(t.node_count, dtype=bool)
+    stop[cut] = True
+    stop[t.children_left == -1] = True
+    path = model.decision_path(X)
+    # First stopping node on each path: the stopping node of least depth.
+    depth_on_path = np.where(path & stop, t.depth, np.iinfo(np.intp).max)
+    old_stop = np.argmin(depth_on_path, axis=1)
+    np.testing.assert_array_equal(pruned.tree_.value[pruned.apply(X)], t.value[old_stop])
+    np.testing.assert_array_equal(pruned.tree_.depth[pruned.apply(X)], t.depth[old_stop])
