@@ -137,4 +137,12 @@ def environment() -> str:
     return (f"python {sys.version.split()[0]}, numpy {numpy.__version__}, "
             f"pandas {pandas.__version__}, scikit-learn {sk}, "
             f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}, "
-            f"cpus {os.cpu_count()}")
+            f"cpus {os.cpu_count()}, load average {_load()}")
+
+
+def _load() -> str:
+    """1-minute load average at the start: above the core count, figures are noisy."""
+    try:
+        return f"{os.getloadavg()[0]:.1f}"
+    except (AttributeError, OSError):  # not available on Windows
+        return "n/a"

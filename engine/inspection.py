@@ -2,14 +2,20 @@
 
 ``split_candidates`` is the decision-tree page's "show your working" table: for one
 node, every split the learner could have made and what each criterion thinks of it.
+The ensemble pages read ``oob_error_curve``, ``staged_error_curve``, the two
+permutation importances, ``decision_grid`` (two-feature boundary pictures) and
+``tree_correlation`` (the ρ of seed 004's ρσ² + (1−ρ)σ²/B).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from ._validation import FeatureEncoder, check_sample_weight, encode_labels
+from .base import check_random_state
 from .tree._candidates import (
     SCORE_COLUMN,
     SPLIT_COLUMNS,
@@ -19,7 +25,18 @@ from .tree._candidates import (
     one_hot,
 )
 
-__all__ = ["split_candidates", "SPLIT_COLUMNS"]
+__all__ = [
+    "SPLIT_COLUMNS",
+    "DecisionGrid",
+    "TreeCorrelation",
+    "decision_grid",
+    "oob_error_curve",
+    "oob_permutation_importance",
+    "permutation_importance",
+    "split_candidates",
+    "staged_error_curve",
+    "tree_correlation",
+]
 
 
 def _model_node(model, node: int, X, y, sample_weight):
@@ -142,3 +159,387 @@ def split_candidates(
         parent_counts=tuple(np.bincount(codes, weights=weight, minlength=n_classes)),
     )
     return table
+
+
+# --------------------------------------------------------------------------- ensembles
+
+
+def _class_codes(model, y) -> np.ndarray:
+    """``y`` as codes into ``model.classes_`` (labels it was not fitted on refused)."""
+    codes = pd.Index(model.classes_).get_indexer(pd.Series(np.asarray(y, dtype=object)))
+    if (codes < 0).any():
+        raise ValueError(
+            f"y holds labels the model was not fitted on; its classes are {list(model.classes_)}."
+        )
+    return codes
+
+
+def _target(model, y) -> np.ndarray:
+    if getattr(model, "_estimator_type", None) == "classifier":
+        return _class_codes(model, y)
+    return np.asarray(y, dtype=np.float64)
+
+
+def _require_bagged(forest) -> None:
+    if not hasattr(forest, "inbag_counts_"):
+        raise ValueError("Needs a fitted BaggingClassifier or random forest (with inbag_counts_).")
+
+
+def oob_error_curve(forest, X=None, y=None) -> np.ndarray:
+    """Out-of-bag error after the first 1, 2, ..., B trees, in one pass over the trees.
+
+    Parameters
+    ----------
+    forest : fitted BaggingClassifier, RandomForestClassifier or RandomForestRegressor
+    X, y : the training data the forest was fitted on, optional
+        Without them the curve stored at fit time (``oob_score=True``) is returned.
+
+    Returns
+    -------
+    ndarray, shape (n_estimators,)
+        Point b is 1 − OOB accuracy (classifiers) or 1 − OOB R² (regressors) of the
+        first b + 1 trees, over the rows that were out of bag for at least one of
+        them; the last point is ``1 - forest.oob_score_``.
+
+    Notes
+    -----
+    Seed 004: a row's OOB prediction averages only the trees whose bootstrap sample
+    missed it; the OOB error approximates cross-validation, "hence when the OOB error
+    stabilizes one can stop increasing B". Running sums of the trees' OOB outputs give
+    every point of the curve at the cost of one.
+
+    Examples
+    --------
+    >>> from engine.ensemble import RandomForestClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(120, 3)); y = (X[:, 0] > 0).astype(int)
+    >>> forest = RandomForestClassifier(n_estimators=15, oob_score=True, random_state=0).fit(X, y)
+    >>> curve = oob_error_curve(forest, X, y)
+    >>> len(curve), bool(curve[-1] == 1 - forest.oob_score_)
+    (15, True)
+    """
+    from .ensemble._bagged import oob_pass
+
+    _require_bagged(forest)
+    if X is None or y is None:
+        if not hasattr(forest, "oob_error_curve_"):
+            raise ValueError("Fit with oob_score=True, or pass the training data: "
+                             "oob_error_curve(forest, X_train, y_train).")
+        return forest.oob_error_curve_
+    target = _target(forest, y)
+    if len(target) != forest.inbag_counts_.shape[1]:
+        raise ValueError("X, y must be the rows the forest was fitted on (OOB is per training row).")
+    curve, _, _ = oob_pass(forest, forest.member_outputs(X), target)
+    return curve
+
+
+def staged_error_curve(model, X, y) -> np.ndarray:
+    """Test error after each stage: boosting rounds, or the first 1..B trees of a forest.
+
+    Classifiers give the misclassification rate, regressors the mean squared error.
+    Boosting models are read through ``staged_predict``; bagging and forests through
+    the running average of their first b trees' outputs.
+
+    Returns
+    -------
+    ndarray, shape (n_stages,)
+
+    Examples
+    --------
+    >>> from engine.ensemble import BaggingClassifier
+    >>> X = np.arange(40.0).reshape(-1, 1); y = (X[:, 0] > 19).astype(int)
+    >>> bag = BaggingClassifier(n_estimators=3, random_state=0).fit(X, y)
+    >>> staged_error_curve(bag, X, y).tolist()  # two trees can tie 1–1: first class wins
+    [0.0, 0.025, 0.025]
+    """
+    target = _target(model, y)
+    classifier = getattr(model, "_estimator_type", None) == "classifier"
+    if hasattr(model, "member_outputs"):
+        running = np.cumsum(model.member_outputs(X), axis=0)  # sums: argmax as of means
+        if classifier:
+            return np.mean(np.argmax(running, axis=2) != target[None, :], axis=1)
+        b = np.arange(1, len(running) + 1)[:, None]
+        return np.mean((running / b - target[None, :]) ** 2, axis=1)
+    if not hasattr(model, "staged_predict"):
+        raise ValueError("staged_error_curve needs a boosting model (staged_predict) or a forest.")
+    if classifier:
+        return np.array([np.mean(_class_codes(model, p) != target) for p in model.staged_predict(X)])
+    return np.array([np.mean((p - target) ** 2) for p in model.staged_predict(X)])
+
+
+def _importance_frame(names, scores: np.ndarray) -> pd.DataFrame:
+    """(feature, importance_mean, importance_std) from scores (n_features, n_draws)."""
+    return pd.DataFrame({
+        "feature": list(names),
+        "importance_mean": scores.mean(axis=1),
+        "importance_std": scores.std(axis=1),
+    })
+
+
+def _with_column(X, j: int, values):
+    """A copy of ``X`` (array or DataFrame) whose column ``j`` holds ``values``."""
+    if isinstance(X, pd.DataFrame):
+        out = X.copy()
+        out[out.columns[j]] = pd.Series(values, index=out.index, dtype=X.dtypes.iloc[j])
+        return out
+    out = np.array(X, copy=True)
+    out[:, j] = values
+    return out
+
+
+def _column(X, j: int):
+    return X.iloc[:, j].to_numpy() if isinstance(X, pd.DataFrame) else np.asarray(X)[:, j]
+
+
+def permutation_importance(model, X, y, *, n_repeats: int = 5, random_state=None) -> pd.DataFrame:
+    """Drop of the model's score when one column is shuffled, feature by feature.
+
+    Parameters
+    ----------
+    model : any fitted Glassbox estimator (``score``: accuracy or R²)
+    X : array or DataFrame (n_samples, n_features), y : (n_samples,)
+        Held-out data preferably (on training data an overfit model shows what it
+        memorised).
+    n_repeats : int, default=5
+        Shuffles per feature.
+    random_state : int, Generator or None
+
+    Returns
+    -------
+    DataFrame
+        One row per feature in column order: ``feature``, ``importance_mean``,
+        ``importance_std`` (over the repeats).
+
+    Notes
+    -----
+    :math:`I_j = s - \\frac{1}{R}\\sum_{r=1}^R s_{j,r}`, with :math:`s` the score on
+    the data and :math:`s_{j,r}` the score after the r-th shuffle of column j
+    (Breiman 2001, as generalised to any model by Fisher, Rudin & Dominici 2019).
+
+    Examples
+    --------
+    >>> from engine.tree import DecisionTreeClassifier
+    >>> X = np.column_stack([np.arange(20.0), np.zeros(20)]); y = (X[:, 0] > 9).astype(int)
+    >>> table = permutation_importance(DecisionTreeClassifier().fit(X, y), X, y, random_state=0)
+    >>> table.feature.tolist(), bool(table.importance_mean[0] > 0.2), table.importance_mean[1]
+    (['x0', 'x1'], True, np.float64(0.0))
+    """
+    rng = check_random_state(random_state)
+    baseline = model.score(X, y)
+    n_features = np.shape(X)[1]
+    scores = np.empty((n_features, n_repeats))
+    for j in range(n_features):
+        column = _column(X, j)
+        for r in range(n_repeats):
+            scores[j, r] = baseline - model.score(_with_column(X, j, rng.permutation(column)), y)
+    return _importance_frame(getattr(model, "feature_names_in_", [f"x{j}" for j in range(n_features)]), scores)
+
+
+def oob_permutation_importance(forest, X, y, *, random_state=None) -> pd.DataFrame:
+    """Breiman's importance: per tree, OOB score minus OOB score with feature k permuted.
+
+    Parameters
+    ----------
+    forest : fitted random forest or bagged trees
+    X, y : the training data the forest was fitted on
+    random_state : int, Generator or None
+
+    Returns
+    -------
+    DataFrame
+        One row per feature in column order: ``feature``, ``importance_mean`` (over the
+        trees), ``importance_std`` (across trees).
+
+    Notes
+    -----
+    Seed 004: "Importance of variable k = |OOB accuracy − OOB accuracy with variable k
+    permuted|, averaged over the trees". For each tree b, its OOB rows are predicted
+    as they are and with column k shuffled among those rows; the accuracy drop
+    (classifiers) or the rise of the mean squared error (regressors) is averaged over
+    the trees. The signed drop is kept, as in Breiman (2001): a noise feature then
+    scatters around 0 instead of being pushed above it by the absolute value.
+
+    Examples
+    --------
+    >>> from engine.ensemble import RandomForestClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 2)); y = (X[:, 0] > 0).astype(int)
+    >>> forest = RandomForestClassifier(n_estimators=20, max_features=None, random_state=0).fit(X, y)
+    >>> table = oob_permutation_importance(forest, X, y, random_state=0)
+    >>> bool(table.importance_mean[0] > 0.3), bool(abs(table.importance_mean[1]) < 0.05)
+    (True, True)
+    """
+    _require_bagged(forest)
+    if not hasattr(forest, "estimators_") or not forest._all_trees:
+        raise ValueError("oob_permutation_importance needs trees as members.")
+    rng = check_random_state(random_state)
+    X_enc, target = forest._encode(X), _target(forest, y)
+    if len(target) != forest.inbag_counts_.shape[1]:
+        raise ValueError("X, y must be the rows the forest was fitted on (OOB is per training row).")
+    drops = np.zeros((X_enc.shape[1], len(forest.estimators_)))
+    for b, member in enumerate(forest.estimators_):
+        rows = np.flatnonzero(forest.inbag_counts_[b] == 0)
+        if len(rows):
+            drops[:, b] = _tree_permutation_drops(
+                member.tree_, X_enc[rows], target[rows], rng, forest._is_classifier
+            )
+    return _importance_frame(forest.feature_names_in_, drops)
+
+
+def _tree_permutation_drops(tree, X_oob, target, rng, classifier: bool) -> np.ndarray:
+    """Score drop of one tree on its OOB rows when each column in turn is shuffled."""
+
+    def score(X):
+        value = tree.value[tree.apply(X)]
+        if classifier:
+            return np.mean(np.argmax(value, axis=1) == target)
+        return -np.mean((value[:, 0] - target) ** 2)
+
+    baseline, shuffled = score(X_oob), X_oob.copy()
+    drops = np.empty(X_oob.shape[1])
+    for k in range(X_oob.shape[1]):
+        shuffled[:, k] = X_oob[rng.permutation(len(X_oob)), k]
+        drops[k] = baseline - score(shuffled)
+        shuffled[:, k] = X_oob[:, k]
+    return drops
+
+
+@dataclass
+class DecisionGrid:
+    """A model's predictions on a grid over two features, for boundary pictures.
+
+    Attributes
+    ----------
+    xx, yy : ndarray, shape (resolution, resolution)
+        Grid coordinates (``np.meshgrid`` of the two features' ranges plus a margin).
+    class_index : ndarray of intp, shape (resolution, resolution) or None
+        Index into ``classes`` of the predicted class (classifiers).
+    max_proba : ndarray, shape (resolution, resolution) or None
+        Probability of the predicted class: how sure the model is.
+    value : ndarray, shape (resolution, resolution) or None
+        The prediction itself (regressors).
+    feature_names : list of str
+    classes : ndarray or None
+    """
+
+    xx: np.ndarray
+    yy: np.ndarray
+    class_index: np.ndarray | None
+    max_proba: np.ndarray | None
+    value: np.ndarray | None
+    feature_names: list
+    classes: np.ndarray | None
+
+
+def decision_grid(model, X2, resolution: int = 200, margin: float = 0.05) -> DecisionGrid:
+    """Predict on a ``resolution`` × ``resolution`` grid spanning two numeric features.
+
+    Parameters
+    ----------
+    model : fitted estimator on exactly these two columns
+    X2 : array or DataFrame, shape (n_samples, 2)
+        The data whose range the grid covers (widened by ``margin`` × range per side).
+    resolution : int, default=200
+    margin : float, default=0.05
+
+    Examples
+    --------
+    >>> from engine.tree import DecisionTreeClassifier
+    >>> X = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]])
+    >>> grid = decision_grid(DecisionTreeClassifier().fit(X, [0, 1, 0, 1]), X, resolution=5)
+    >>> grid.xx.shape, grid.class_index[0].tolist(), grid.feature_names
+    ((5, 5), [0, 0, 0, 1, 1], ['x0', 'x1'])
+    """
+    if getattr(model, "n_features_in_", None) != 2 or np.shape(X2)[1] != 2:
+        raise ValueError("decision_grid needs a model fitted on exactly the two columns of X2.")
+    frame = X2 if isinstance(X2, pd.DataFrame) else pd.DataFrame(np.asarray(X2))
+    if not all(pd.api.types.is_numeric_dtype(frame[c]) for c in frame.columns):
+        raise ValueError("decision_grid needs two numeric columns.")
+    axes = []
+    for j in range(2):
+        low, high = np.nanmin(frame.iloc[:, j].to_numpy(float)), np.nanmax(frame.iloc[:, j].to_numpy(float))
+        pad = margin * (high - low) if high > low else 0.5
+        axes.append(np.linspace(low - pad, high + pad, resolution))
+    xx, yy = np.meshgrid(*axes)
+    points = np.column_stack([xx.ravel(), yy.ravel()])
+    names = [str(n) for n in model.feature_names_in_]
+    grid_X = pd.DataFrame(points, columns=names) if isinstance(X2, pd.DataFrame) else points
+    if not hasattr(model, "predict_proba"):
+        value = np.asarray(model.predict(grid_X), dtype=float).reshape(xx.shape)
+        return DecisionGrid(xx, yy, None, None, value, names, None)
+    proba = model.predict_proba(grid_X)
+    index = np.argmax(proba, axis=1)
+    return DecisionGrid(xx, yy, index.reshape(xx.shape), proba.max(axis=1).reshape(xx.shape),
+                        None, names, model.classes_)
+
+
+@dataclass
+class TreeCorrelation:
+    """How alike a forest's trees are, and what that does to the average's variance.
+
+    Attributes
+    ----------
+    rho : float
+        Mean pairwise correlation ρ of the trees' predictions across the rows.
+    sigma2 : float
+        σ², the mean variance of one tree's predictions across the rows.
+    n_estimators : int
+    """
+
+    rho: float
+    sigma2: float
+    n_estimators: int
+
+    def ensemble_variance(self, n_trees: int | None = None) -> float:
+        """Seed 004's :math:`\\rho\\sigma^2 + \\frac{1-\\rho}{B}\\sigma^2` for B trees."""
+        B = self.n_estimators if n_trees is None else n_trees
+        return self.rho * self.sigma2 + (1.0 - self.rho) * self.sigma2 / B
+
+
+def tree_correlation(forest, X) -> TreeCorrelation:
+    """Mean pairwise correlation ρ between the trees' predictions, and σ².
+
+    Each tree's predictions over the rows of ``X`` form a vector; ρ is the mean
+    Pearson correlation over all pairs of trees (trees predicting a constant are left
+    out) and σ² the mean of the trees' variances across the rows. For classifiers the
+    prediction is the probability of ``classes_[1]`` (the positive class of a binary
+    problem); with more classes ρ and σ² are averaged over the classes' probabilities.
+
+    Notes
+    -----
+    Seed 004: B identically distributed trees of variance σ² and pairwise correlation
+    ρ average to variance :math:`\\rho\\sigma^2 + \\frac{1-\\rho}{B}\\sigma^2`. With
+    ρ and σ² measured across the rows of ``X`` this is (for trees of equal variance)
+    exactly the variance across those rows of the forest's averaged prediction. Bagged
+    trees are strongly correlated; drawing m < p features per split lowers ρ.
+
+    Examples
+    --------
+    >>> from engine.ensemble import RandomForestRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(size=(100, 3)); y = X[:, 0] + rng.normal(scale=0.1, size=100)
+    >>> corr = tree_correlation(RandomForestRegressor(n_estimators=10, random_state=0).fit(X, y), X)
+    >>> bool(-1 <= corr.rho <= 1), bool(corr.ensemble_variance() <= corr.sigma2)
+    (True, True)
+    """
+    outputs = forest.member_outputs(X)
+    if outputs.ndim == 2:
+        rho, sigma2 = _correlation(outputs)
+    else:
+        columns = [1] if outputs.shape[2] == 2 else range(outputs.shape[2])
+        found = np.array([_correlation(outputs[:, :, k]) for k in columns])
+        rho, sigma2 = np.nanmean(found[:, 0]), found[:, 1].mean()
+    return TreeCorrelation(float(rho), float(sigma2), len(outputs))
+
+
+def _correlation(P: np.ndarray) -> tuple[float, float]:
+    """(mean off-diagonal correlation, mean variance) of the rows of P (trees × samples)."""
+    variance = P.var(axis=1)
+    varying = P[variance > 0]
+    if len(varying) < 2:
+        return np.nan, float(variance.mean())
+    centred = varying - varying.mean(axis=1, keepdims=True)
+    unit = centred / np.sqrt((centred**2).sum(axis=1, keepdims=True))
+    corr = unit @ unit.T
+    n = len(corr)
+    return float((corr.sum() - np.trace(corr)) / (n * (n - 1))), float(variance.mean())

@@ -48,11 +48,24 @@ class _BaseDecisionTree(BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Grow the tree on ``X`` (n_samples, n_features) and ``y`` (n_samples,)."""
         self._validate_params()
-        self.encoder_ = FeatureEncoder().fit(X)
-        X_enc = self.encoder_.transform(X)
+        encoder = FeatureEncoder().fit(X)
+        X_enc = encoder.transform(X)
         check_consistent_length(X_enc, y)
         target = self._encode_target(y)
         weight = check_sample_weight(sample_weight, X_enc.shape[0])
+        return self._fit_encoded(X_enc, target, weight, encoder)
+
+    def _fit_encoded(self, X_enc, target, weight, encoder, classes=None):
+        """Grow on rows already encoded by the fitted ``encoder`` (no validation).
+
+        The hook ensembles use so that ``X`` is encoded once for all their trees:
+        ``target`` is class codes into ``classes`` (classifier) or the float target,
+        ``weight`` a float array (bootstrap counts), ``encoder`` is shared, not copied.
+        """
+        self._validate_params()
+        if classes is not None:
+            self._encode_target(classes)  # checks the criterion, sets classes_
+        self.encoder_ = encoder
         self.feature_names_in_ = self.encoder_.feature_names_in_
         self.n_features_in_ = X_enc.shape[1]
         self.is_categorical_ = self.encoder_.is_categorical_

@@ -1,0 +1,232 @@
+"""The estimator machinery shared by bagging and random forests.
+
+:class:`BaseBagged` fits ``n_estimators`` members on bootstrap counts (see
+:mod:`._base`), averages their predictions and keeps everything the OOB pictures need.
+Members that are Glassbox trees take the fast path: ``X`` is encoded once, every tree
+is grown on it through the tree's ``_fit_encoded`` hook, and prediction walks all trees
+at once; any other member is fitted with ``fit(X, y, sample_weight=counts)``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .._validation import (
+    FeatureEncoder,
+    check_consistent_length,
+    check_regression_target,
+    check_sample_weight,
+    encode_labels,
+)
+from ..base import BaseEstimator
+from ..metrics import r2_score
+from ..tree import DecisionTreeClassifier, DecisionTreeRegressor
+from ._base import (
+    PAIRS_PER_CHUNK,
+    bootstrap_counts,
+    count_dtype,
+    draw_seeds,
+    forest_apply,
+    leaf_values,
+    resolve_max_samples,
+    run_parallel,
+    stack_trees,
+)
+
+#: Members grown through the trees' ``_fit_encoded`` hook and walked all at once.
+_TREES = (DecisionTreeClassifier, DecisionTreeRegressor)
+
+
+@dataclass
+class _TrainingData:
+    """What every member's fit needs, built once per ensemble fit."""
+
+    X: object
+    X_enc: np.ndarray
+    y: object
+    target: np.ndarray
+    weight: np.ndarray
+    encoder: FeatureEncoder
+    classes: np.ndarray | None
+    n_draw: int
+    bootstrap: bool
+
+
+def _fit_member(estimator, data: _TrainingData, bootstrap_seed: int):
+    """Draw one bootstrap as counts and fit ``estimator`` with them as weights."""
+    counts = bootstrap_counts(bootstrap_seed, len(data.target), data.n_draw, data.bootstrap)
+    weight = data.weight * counts
+    if isinstance(estimator, _TREES):
+        estimator._fit_encoded(data.X_enc, data.target, weight, data.encoder, data.classes)
+    else:
+        estimator.fit(data.X, data.y, sample_weight=weight)
+    return estimator, counts
+
+
+class BaseBagged(BaseEstimator):
+    """Bootstrap, parallel fit, averaged prediction and OOB estimates.
+
+    Subclasses provide ``_member(tree_seed)`` (a fresh unfitted member) and
+    ``_max_samples_param()``; ``n_estimators``, ``bootstrap``, ``oob_score``, ``n_jobs``
+    and ``random_state`` are parameters of every subclass.
+    """
+
+    _is_classifier = True
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit ``n_estimators`` members on bootstrap samples of (X, y)."""
+        data = self._training_data(X, y, sample_weight)
+        seeds = draw_seeds(self.random_state, self.n_estimators)
+        tasks = [(self._member(int(tree_seed)), data, int(boot_seed))
+                 for boot_seed, tree_seed in seeds]
+        fitted = run_parallel(_fit_member, tasks, self.n_jobs)
+        self.estimators_ = [member for member, _ in fitted]
+        self.inbag_counts_ = np.stack([c for _, c in fitted]).astype(count_dtype(data.n_draw))
+        self.estimators_samples_ = [np.flatnonzero(c) for c in self.inbag_counts_]
+        self._stacked_cache = None
+        self.feature_importances_ = self._mean_importances()
+        if self.oob_score:
+            self._set_oob(data)
+        return self
+
+    def _training_data(self, X, y, sample_weight) -> _TrainingData:
+        if int(self.n_estimators) < 1:
+            raise ValueError(f"n_estimators must be >= 1, got {self.n_estimators!r}.")
+        if self.oob_score and not self.bootstrap:
+            raise ValueError("Out-of-bag estimates need bootstrap=True.")
+        encoder = FeatureEncoder().fit(X)
+        X_enc = encoder.transform(X)
+        check_consistent_length(X_enc, y)
+        self.feature_names_in_ = encoder.feature_names_in_
+        self.n_features_in_ = X_enc.shape[1]
+        self.encoder_ = encoder
+        classes, target = None, None
+        if self._is_classifier:
+            classes, target = encode_labels(y)
+            self.classes_, self.n_classes_ = classes, len(classes)
+        else:
+            target = check_regression_target(y)
+        weight = check_sample_weight(sample_weight, X_enc.shape[0])
+        n_draw = resolve_max_samples(self._max_samples_param(), X_enc.shape[0])
+        return _TrainingData(X, X_enc, y, target, weight, encoder, classes, n_draw,
+                             bool(self.bootstrap))
+
+    def _mean_importances(self) -> np.ndarray | None:
+        """Mean of the trees' normalised impurity importances, normalised again.
+
+        Single-leaf trees (all zeros) are left out, as in scikit-learn.
+        """
+        found = [m.feature_importances_ for m in self.estimators_
+                 if hasattr(m, "feature_importances_") and m.feature_importances_.any()]
+        if not found:
+            return np.zeros(self.n_features_in_)
+        mean = np.mean(found, axis=0)
+        return mean / mean.sum()
+
+    # ----------------------------------------------------------------- members' outputs
+
+    @property
+    def _all_trees(self) -> bool:
+        return all(isinstance(m, _TREES) for m in self.estimators_)
+
+    def _stacked(self):
+        if getattr(self, "_stacked_cache", None) is None:
+            stacked = stack_trees([m.tree_ for m in self.estimators_])
+            self._stacked_cache = (stacked, leaf_values(stacked, self._is_classifier))
+        return self._stacked_cache
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("_stacked_cache", None)  # rebuilt on demand; keeps pickles small
+        return state
+
+    def _encode(self, X) -> np.ndarray:
+        self._check_is_fitted()
+        X_enc = self.encoder_.transform(X)
+        if X_enc.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X_enc.shape[1]} features; the model expects {self.n_features_in_}.")
+        return X_enc
+
+    def member_outputs(self, X, X_enc: np.ndarray | None = None) -> np.ndarray:
+        """Every member's output on every row: (n_estimators, n_rows, n_classes) class
+        probabilities for a classifier, (n_estimators, n_rows) predictions for a regressor.
+
+        ``X_enc``, if given, is ``X`` already encoded by ``encoder_``.
+        """
+        X_enc = self._encode(X) if X_enc is None else X_enc
+        if self._all_trees:
+            stacked, values = self._stacked()
+            return values[forest_apply(stacked, X_enc)]
+        if not self._is_classifier:
+            return np.stack([m.predict(X) for m in self.estimators_])
+        return np.stack([self._aligned_proba(m, X) for m in self.estimators_])
+
+    def _aligned_proba(self, member, X) -> np.ndarray:
+        """A member's probabilities with columns in the ensemble's ``classes_`` order."""
+        proba = member.predict_proba(X)
+        out = np.zeros((proba.shape[0], self.n_classes_))
+        out[:, pd.Index(self.classes_).get_indexer(member.classes_)] = proba
+        return out
+
+    def _average(self, X) -> np.ndarray:
+        """Mean member output, a chunk of rows at a time to bound memory."""
+        X_enc = self._encode(X)
+        step = max(1, PAIRS_PER_CHUNK // self.n_estimators)
+        if not self._all_trees:
+            return self.member_outputs(X, X_enc).mean(axis=0)
+        parts = [self.member_outputs(None, X_enc[lo:lo + step]).mean(axis=0)
+                 for lo in range(0, X_enc.shape[0], step)]
+        return np.concatenate(parts)
+
+    # ----------------------------------------------------------------- out of bag
+
+    def _set_oob(self, data: _TrainingData) -> None:
+        outputs = self.member_outputs(data.X, data.X_enc)
+        curve, total, n_votes = oob_pass(self, outputs, data.target)
+        self.oob_error_curve_ = curve
+        defined = n_votes > 0
+        shape = (-1, 1) if total.ndim == 2 else (-1,)
+        average = np.full(total.shape, np.nan)
+        average[defined] = total[defined] / n_votes[defined].reshape(shape)
+        # the same call as the curve's last point, so that point is 1 - oob_score_ exactly
+        self.oob_score_ = oob_score_of(self._is_classifier, total, n_votes, data.target)
+        if self._is_classifier:
+            self.oob_decision_function_ = average
+        else:
+            self.oob_prediction_ = average
+
+
+def oob_score_of(is_classifier: bool, total: np.ndarray, n_votes: np.ndarray, target) -> float:
+    """OOB accuracy (classifier) or R² (regressor) over the rows with an OOB vote.
+
+    ``total`` holds the summed OOB outputs; the argmax of a sum is the argmax of the
+    mean, so the class needs no division.
+    """
+    defined = n_votes > 0
+    if not defined.any():
+        return np.nan
+    if is_classifier:
+        correct = np.count_nonzero(np.argmax(total[defined], axis=1) == target[defined])
+        return correct / np.count_nonzero(defined)
+    return r2_score(target[defined], total[defined] / n_votes[defined])
+
+
+def oob_pass(model, outputs: np.ndarray, target: np.ndarray):
+    """OOB error after 1..B members in one pass over ``outputs`` (member_outputs).
+
+    Returns ``(curve, total, n_votes)``: ``curve[b]`` is 1 − OOB score of the first
+    b + 1 members over the rows that were out of bag for at least one of them; ``total``
+    the summed OOB outputs and ``n_votes`` the number of members each row was OOB for.
+    """
+    oob = model.inbag_counts_ == 0
+    total = np.zeros(outputs.shape[1:])
+    n_votes = np.zeros(outputs.shape[1], dtype=np.intp)
+    curve = np.empty(len(outputs))
+    for b, out in enumerate(outputs):
+        rows = np.flatnonzero(oob[b])
+        total[rows] += out[rows]
+        n_votes[rows] += 1
+        curve[b] = 1.0 - oob_score_of(model._is_classifier, total, n_votes, target)
+    return curve, total, n_votes

@@ -1,0 +1,361 @@
+"""Small trees for boosting, grown on a matrix binned once per ensemble fit.
+
+Boosting fits hundreds of shallow trees to the same ``X`` with new weights or new
+targets each round. Here ``X`` is coded once (each value's rank among its column's
+distinct values, a "bin") and its (row, feature) entries are sorted by bin once. Each
+level of a tree then takes the entries in (node, bin) order, either by a stable radix
+sort of the presorted entries by node or, when the level's (node, bin) slots are few,
+as one weighted ``np.bincount`` histogram, and a cumulative sum gives the left child's
+statistics at every cut. The root's cut geometry is the same every round and is kept.
+
+The result is a genuine :class:`engine.tree.Tree` with the arrays and breadth-first
+numbering of ``DecisionTreeClassifier`` / ``DecisionTreeRegressor`` (gini or squared
+error, numeric features without missing values, ``max_features=None``, no
+``max_leaf_nodes``): the same splits, thresholds (midpoints between adjacent distinct
+values of the node), tie rule (lowest feature, then lowest threshold, among scores
+equal within a relative 1e-12) and statistics. Tests check the identity. Other
+settings fall back to the tree estimators themselves.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..tree import DecisionTreeClassifier, DecisionTreeRegressor, Tree
+
+_EPS = np.finfo(np.float64).eps
+_TIE = 1e-12
+_TINY = np.finfo(np.float64).tiny
+
+
+@dataclass
+class BinnedX:
+    """Encoded training matrix coded once: ``gbin[i, j]`` is the global bin of ``X[i, j]``.
+
+    Attributes
+    ----------
+    gbin : ndarray of intp, shape (n_samples, n_features)
+        Rank of the value among column j's distinct values plus ``start[j]``.
+    values : ndarray of float64, shape (n_bins,)
+        The distinct values, column after column, ascending within a column.
+    start, stop : ndarray of intp, shape (n_features,)
+        Each column's bins are ``start[j] .. stop[j] - 1``.
+    feature_of_bin : ndarray of intp, shape (n_bins,)
+    ent_row, ent_bin : ndarray of intp, shape (n_samples * n_features,)
+        Every (row, feature) entry, sorted by global bin: its row and its bin.
+    """
+
+    gbin: np.ndarray
+    values: np.ndarray
+    start: np.ndarray
+    stop: np.ndarray
+    feature_of_bin: np.ndarray
+    ent_row: np.ndarray = None
+    ent_bin: np.ndarray = None
+
+    def __post_init__(self):
+        # the (row, feature) entries sorted by global bin: feature-major, values ascending
+        flat = self.gbin.ravel()
+        order = np.argsort(flat, kind="stable")
+        self.ent_row = order // self.gbin.shape[1]
+        self.ent_bin = flat[order]
+
+    @classmethod
+    def from_encoded(cls, X_enc: np.ndarray) -> BinnedX:
+        columns = [np.unique(X_enc[:, j], return_inverse=True) for j in range(X_enc.shape[1])]
+        sizes = np.array([len(c[0]) for c in columns], dtype=np.intp)
+        start = np.cumsum(sizes) - sizes
+        gbin = np.column_stack([c[1].ravel() + s for c, s in zip(columns, start, strict=True)])
+        return cls(gbin.astype(np.intp), np.concatenate([c[0] for c in columns]), start,
+                   start + sizes, np.repeat(np.arange(len(sizes)), sizes))
+
+    @property
+    def n_bins(self) -> int:
+        return len(self.values)
+
+
+def can_bin(encoder, X_enc: np.ndarray) -> bool:
+    """The fast path needs numeric columns without missing values."""
+    return not bool(np.any(encoder.is_categorical_)) and not bool(np.isnan(X_enc).any())
+
+
+@dataclass
+class _Level:
+    value: np.ndarray
+    impurity: np.ndarray
+    n: np.ndarray
+    weight: np.ndarray
+    parent: np.ndarray
+    feature: np.ndarray
+    threshold: np.ndarray
+    missing: np.ndarray  # child offset (0 left, 1 right) of split nodes, -1 at leaves
+
+
+def grow(binned: BinnedX, rows: np.ndarray, target: np.ndarray, weight: np.ndarray,
+         n_classes: int, max_depth: int, min_samples_split: int = 2,
+         min_samples_leaf: int = 1, cache: dict | None = None) -> Tree:
+    """Grow a gini (``n_classes`` > 0, integer ``target``) or squared-error
+    (``n_classes`` == 0) tree on the rows ``rows`` with positive ``weight``.
+
+    ``cache``: a dict kept by the caller across rounds on the same ``binned`` and
+    (for classification) the same ``target``.
+    """
+    rows = rows[weight[rows] > 0]
+    node = np.zeros(len(rows), dtype=np.intp)
+    parent, levels = np.array([-1]), []
+    for depth in range(max_depth + 1):
+        level = _measure(rows, node, parent, target, weight, n_classes)
+        levels.append(level)
+        open_ = ((level.impurity > _EPS) & (level.n >= min_samples_split)
+                 & (level.n >= 2 * min_samples_leaf) & (depth < max_depth))
+        if not open_.any():
+            break
+        rows, node, parent = _split(binned, level, open_, rows, node, target, weight,
+                                    n_classes, min_samples_leaf, cache)
+        if not len(parent):
+            break
+    return _freeze(levels)
+
+
+def _measure(rows, node, parent, target, weight, n_classes) -> _Level:
+    m = len(parent)
+    w = weight[rows]
+    n = np.bincount(node, minlength=m)
+    total = np.bincount(node, weights=w, minlength=m)
+    if n_classes:
+        counts = np.bincount(node * n_classes + target[rows], weights=w,
+                             minlength=m * n_classes).reshape(m, n_classes)
+        share = counts / np.where(total > 0, total, 1.0)[:, None]
+        value, impurity = counts, 1.0 - np.sum(share**2, axis=1)
+    else:
+        safe = np.where(total > 0, total, 1.0)
+        mean = np.bincount(node, weights=w * target[rows], minlength=m) / safe
+        centred = target[rows] - mean[node]
+        rss = np.bincount(node, weights=w * centred**2, minlength=m)
+        value, impurity = mean[:, None], np.where(total > 0, rss / safe, 0.0)
+    return _Level(value, impurity + 0.0, n, total, parent, np.full(m, -2, np.intp),
+                  np.full(m, np.nan), np.full(m, -1, np.intp))
+
+
+def _entry_stats(level, rows, node, target, weight, n_classes):
+    """Per-row statistics (k, n_total): class weights, or w and w·(y - node mean)."""
+    n_total = len(weight)
+    if n_classes:
+        out = np.zeros((n_classes, n_total))
+        out[target[rows], rows] = weight[rows]
+        return out
+    out = np.zeros((2, n_total))
+    out[0, rows] = weight[rows]
+    # centred on the node mean, so that running sums stay small (as the tree builder does)
+    out[1, rows] = weight[rows] * (target[rows] - level.value[node, 0])
+    return out
+
+
+@dataclass
+class _Geometry:
+    """Where the cuts of one level are along its entries sorted by (node, bin)."""
+
+    sel: np.ndarray    # entries (indices into ent_row / ent_bin) in (node, bin) order
+    ebin: np.ndarray   # their global bins
+    enode: np.ndarray  # their nodes
+    cut: np.ndarray    # positions p: a cut between entries p and p + 1
+    first: np.ndarray  # the first position of each cut's (node, feature) run
+    key: np.ndarray | None = None     # histogram mode: (node, bin) slot of every row entry
+    counts: np.ndarray | None = None  # histogram mode: rows per non-empty slot
+
+    def entry_sums(self, binned, stat, rows):
+        """The statistic summed per entry (per non-empty slot in histogram mode)."""
+        if self.key is None:
+            return stat[binned.ent_row[self.sel]]
+        p = binned.gbin.shape[1]
+        return np.bincount(self.key, weights=np.repeat(stat[rows], p),
+                           minlength=self.sel[-1] + 1)[self.sel]
+
+    def n_left(self):
+        """Rows left of every cut."""
+        if self.counts is None:
+            return self.cut - self.first + 1
+        cum = np.cumsum(self.counts)
+        return cum[self.cut] - np.where(self.first > 0, cum[self.first - 1], 0)
+
+
+def _geometry(binned, rows, lnode, m, n_total) -> _Geometry:
+    """Entries in (node, bin) order: one per (row, feature), or, when the level's
+    (node, bin) slots are fewer than half the row entries (few distinct values, e.g.
+    spambase's many zeros), one per non-empty slot of a histogram."""
+    B, p = binned.n_bins, binned.gbin.shape[1]
+    if m * B <= 0.5 * len(rows) * p:
+        key = (lnode[:, None] * B + binned.gbin[rows]).ravel()
+        counts = np.bincount(key, minlength=m * B)
+        sel = np.flatnonzero(counts)
+        return _cuts(binned, sel % B, sel // B, sel, key, counts[sel])
+    node_of_row = np.full(n_total, -1, np.intp)
+    node_of_row[rows] = lnode
+    nd = node_of_row[binned.ent_row]
+    sel = np.flatnonzero(nd >= 0) if len(rows) < n_total else np.arange(len(nd))
+    if m > 1:  # radix sort by node keeps each node's entries in bin order
+        sel = sel[np.argsort(nd[sel].astype(np.int16 if m < 2**15 else np.int32), kind="stable")]
+    return _cuts(binned, binned.ent_bin[sel], nd[sel], sel, None, None)
+
+
+def _cuts(binned, ebin, enode, sel, key, counts) -> _Geometry:
+    efeat = binned.feature_of_bin[ebin]
+    start = np.ones(len(sel), dtype=bool)
+    start[1:] = (enode[1:] != enode[:-1]) | (efeat[1:] != efeat[:-1])
+    seg_first = np.flatnonzero(start)[np.cumsum(start) - 1]
+    cut = np.flatnonzero(~start[1:] & (ebin[1:] != ebin[:-1]))
+    return _Geometry(sel, ebin, enode, cut, seg_first[cut], key, counts)
+
+
+def _boundary_cuts(binned, geo: _Geometry, target) -> _Geometry:
+    """Keep the cuts next to a class change (seed 002: for a concave impurity no cut
+    inside a run of one class can be optimal, whatever the weights)."""
+    y = target[binned.ent_row[geo.sel]]
+    run_start = np.ones(len(y), dtype=bool)
+    run_start[1:] = geo.ebin[1:] != geo.ebin[:-1]
+    starts = np.flatnonzero(run_start)
+    low, high = np.minimum.reduceat(y, starts), np.maximum.reduceat(y, starts)
+    r = np.cumsum(run_start)[geo.cut] - 1  # the run ending at each cut; r + 1 follows it
+    same = (low[r] == high[r]) & (low[r + 1] == high[r + 1]) & (low[r] == low[r + 1])
+    return _Geometry(geo.sel, geo.ebin, geo.enode, geo.cut[~same], geo.first[~same])
+
+
+def _split(binned, level, open_, rows, node, target, weight, n_classes, min_leaf, cache):
+    """Best cut of every open node; returns the next level's rows, nodes and parents.
+
+    The (row, feature) entries, presorted by global bin, are stably sorted by node; a
+    cumulative sum along them gives the left child's statistics at every cut between
+    two adjacent distinct values of one feature within one node. The root's geometry
+    (and, for classification, its class-change cuts) is the same every boosting round
+    when all rows take part, so ``cache`` keeps it.
+    """
+    open_ids = np.flatnonzero(open_)
+    local = np.full(len(open_), -1, np.intp)
+    local[open_ids] = np.arange(len(open_ids))
+    keep = local[node] >= 0
+    rows, lnode = rows[keep], local[node[keep]]
+    m = len(open_ids)
+    root = cache is not None and len(open_) == 1 and len(rows) == len(weight)
+    geo = cache.get("root") if root else None
+    if geo is None:
+        geo = _geometry(binned, rows, lnode, m, len(weight))
+        if n_classes and min_leaf == 1 and geo.key is None:
+            geo = _boundary_cuts(binned, geo, target)
+        if root:
+            cache["root"] = geo
+    stats = _entry_stats(level, rows, node[keep], target, weight, n_classes)
+    cut, first = geo.cut, geo.first
+    has_base = first > 0
+    left = []
+    w_rows = weight[rows]
+    uniform = not n_classes and bool(np.all(w_rows == w_rows[0]))
+    for q, st in enumerate(stats):
+        if uniform and q == 0:  # equal weights: the left weight is a row count
+            left.append(geo.n_left() * w_rows[0])
+            continue
+        c = np.cumsum(geo.entry_sums(binned, st, rows))
+        left.append(c[cut] - np.where(has_base, c[first - 1], 0.0))
+    cnode = geo.enode[cut]
+    totals = [np.bincount(lnode, weights=st[rows], minlength=m) for st in stats]
+    gain = _gain(left, [t[cnode] for t in totals], level.impurity[open_ids][cnode], n_classes)
+    if min_leaf > 1:
+        n_left = geo.n_left()
+        n_node = np.bincount(lnode, minlength=m)[cnode]
+        gain = np.where((n_left >= min_leaf) & (n_node - n_left >= min_leaf), gain, -np.inf)
+    chosen, at = _choose(gain, cnode, m, level.impurity[open_ids])
+    c = cut[chosen]
+    bin_ = geo.ebin[c]
+    lo, hi = binned.values[bin_], binned.values[geo.ebin[c + 1]]
+    thr = lo / 2.0 + hi / 2.0
+    at = open_ids[at]
+    level.threshold[at] = np.where(thr >= hi, lo, thr)  # rounding must not swallow hi
+    level.feature[at] = binned.feature_of_bin[bin_]
+    w_left = sum(l_[chosen] for l_ in left) if n_classes else left[0][chosen]
+    # no missing values in training: they go to the heavier child (left on a tie)
+    level.missing[at] = (level.weight[at] - w_left > w_left).astype(np.intp)
+    return _route(binned, at, rows, lnode, open_ids, bin_)
+
+
+def _gain(left, totals, impurity, n_classes):
+    """Δ of every cut from the left child's statistics and the node's totals."""
+    if n_classes:
+        right = [t - l_ for t, l_ in zip(totals, left, strict=True)]
+        def cost(s):  # n·gini = n - Σ n_q² / n; both children hold weight (up to rounding)
+            w = sum(s)
+            return w - sum(q * q for q in s) / np.maximum(w, _TINY)
+        return impurity - (cost(left) + cost(right)) / sum(totals)
+    # Σ_k (S_k - w_k ȳ)² / w_k over both children, divided by W. The right child's
+    # centred sum is minus the left's, so this is a² / (w_L w_R), a = S_L - w_L ȳ.
+    w_left = left[0]
+    a = left[1] - w_left * (totals[1] / totals[0])
+    return a * a / np.maximum(w_left * (totals[0] - w_left), _TINY)
+
+
+def _choose(gain, cnode, m, impurity):
+    """Per node the first cut (lowest feature, then threshold) within 1e-12 of the best."""
+    # cuts are sorted by node: per-node maxima by reduceat over the node boundaries
+    bounds = np.searchsorted(cnode, np.arange(m + 1))
+    has = bounds[1:] > bounds[:-1]
+    best = np.full(m, -np.inf)
+    if has.any():
+        best[has] = np.maximum.reduceat(gain, bounds[:-1][has])
+    tol = _TIE * np.maximum(np.abs(best), impurity)
+    near = np.flatnonzero(np.isfinite(gain) & (gain >= (best - tol)[cnode]))
+    first = np.ones(len(near), dtype=bool)
+    first[1:] = cnode[near[1:]] != cnode[near[:-1]]
+    return near[first], cnode[near[first]]
+
+
+def _route(binned, at, rows, lnode, open_ids, cut):
+    """Rows of split nodes and their child (2·rank of the split node + side)."""
+    split_local = np.full(len(open_ids), -1, np.intp)
+    split_local[np.searchsorted(open_ids, at)] = np.arange(len(at))
+    s = split_local[lnode]
+    moving = s >= 0
+    rows, s = rows[moving], s[moving]
+    f = binned.feature_of_bin[cut]
+    side = (binned.gbin[rows, f[s]] > cut[s]).astype(np.intp)
+    return rows, 2 * s + side, np.repeat(at, 2)
+
+
+def _freeze(levels: list[_Level]) -> Tree:
+    """Breadth-first ids, children of a node contiguous, as the tree builder numbers them."""
+    sizes = np.array([len(lv.n) for lv in levels])
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    left, parent, depth = [], [], []
+    for d, lv in enumerate(levels):
+        split = lv.feature >= 0
+        first = offsets[d + 1] + 2 * (np.cumsum(split) - 1)
+        left.append(np.where(split, first, -1))
+        parent.append(offsets[d - 1] + lv.parent if d else np.array([-1]))
+        depth.append(np.full(len(lv.n), d))
+    left = np.concatenate(left).astype(np.intp)
+    cat = lambda name: np.concatenate([getattr(lv, name) for lv in levels])  # noqa: E731
+    missing = cat("missing")
+    return Tree(
+        children_left=left, children_right=np.where(left >= 0, left + 1, -1).astype(np.intp),
+        feature=cat("feature").astype(np.intp), threshold=cat("threshold"),
+        split_kind=(left >= 0).astype(np.int8), category_child=np.full((len(left), 0), -1, np.intp),
+        missing_child=np.where(left >= 0, left + missing, -1).astype(np.intp),
+        unseen_child=np.full(len(left), -1, np.intp), value=cat("value"),
+        impurity=cat("impurity"), n_node_samples=cat("n").astype(np.intp),
+        weighted_n_node_samples=cat("weight"), depth=np.concatenate(depth).astype(np.intp),
+        parent=np.concatenate(parent).astype(np.intp),
+    )
+
+
+def as_estimator(tree: Tree, template, encoder, classes=None):
+    """A fitted ``DecisionTreeClassifier`` / ``DecisionTreeRegressor`` holding ``tree``."""
+    est = template if template is not None else (
+        DecisionTreeClassifier() if classes is not None else DecisionTreeRegressor())
+    est.encoder_ = encoder
+    est.feature_names_in_ = encoder.feature_names_in_
+    est.n_features_in_ = len(encoder.feature_names_in_)
+    est.is_categorical_ = encoder.is_categorical_
+    est.categories_ = encoder.categories_
+    if classes is not None:
+        est.classes_, est.n_classes_ = classes, len(classes)
+    est.tree_ = tree
+    est.feature_importances_ = tree.feature_importances(est.n_features_in_)
+    return est

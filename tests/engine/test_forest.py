@@ -1,0 +1,300 @@
+"""Bagging and random forests: bootstrap bookkeeping, OOB estimates, agreement with
+scikit-learn within statistical bounds, and the published spambase error rates."""
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.ensemble import BaggingClassifier as SkBagging
+from sklearn.ensemble import RandomForestClassifier as SkForest
+from sklearn.ensemble import RandomForestRegressor as SkForestRegressor
+
+from engine._validation import FeatureEncoder, encode_labels
+from engine.data import load_sample
+from engine.ensemble import BaggingClassifier, RandomForestClassifier, RandomForestRegressor
+from engine.naive_bayes import GaussianNB
+from engine.tree import DecisionTreeClassifier
+from tests.engine.test_estimator_checks import mixed_frame, numeric_data
+
+
+@pytest.fixture(autouse=True)
+def _raise_on_float_errors():
+    with np.errstate(all="raise", under="ignore"):
+        yield
+
+
+def _tree_arrays(model) -> list[dict]:
+    return [{f.name: getattr(m.tree_, f.name) for f in dataclasses.fields(m.tree_)}
+            for m in model.estimators_]
+
+
+def _spambase_split():
+    """ESL's sizes (3065 train / 1536 test) on a random split with a fixed seed."""
+    frame = load_sample("spambase")
+    X, y = frame.drop(columns=["spam"]).to_numpy(dtype=float), frame["spam"].to_numpy()
+    order = np.random.default_rng(2026).permutation(len(y))
+    train, test = order[:3065], order[3065:]
+    assert len(test) == 1536
+    return X[train], y[train], X[test], y[test]
+
+
+# --------------------------------------------------------------------------- bookkeeping
+
+
+@pytest.mark.parametrize("factory", [
+    lambda n_jobs: RandomForestClassifier(n_estimators=12, oob_score=True, random_state=3, n_jobs=n_jobs),
+    lambda n_jobs: BaggingClassifier(n_estimators=6, random_state=3, n_jobs=n_jobs),
+    lambda n_jobs: RandomForestRegressor(n_estimators=8, random_state=3, n_jobs=n_jobs),
+])
+def test_same_seed_same_forest_for_any_n_jobs(factory):
+    kind = "regressor" if isinstance(factory(1), RandomForestRegressor) else "classifier"
+    X, y = mixed_frame(kind)
+    one, two = factory(1).fit(X, y), factory(2).fit(X, y)
+    np.testing.assert_array_equal(one.inbag_counts_, two.inbag_counts_)
+    np.testing.assert_array_equal(one.predict(X), two.predict(X))
+    for a, b in zip(_tree_arrays(one), _tree_arrays(two), strict=True):
+        for name in a:
+            np.testing.assert_array_equal(a[name], b[name], err_msg=name)
+    different = factory(1).set_params(random_state=4).fit(X, y)
+    assert not np.array_equal(one.inbag_counts_, different.inbag_counts_)
+
+
+def test_inbag_counts_are_a_bootstrap_and_oob_rows_have_count_zero():
+    X, y = mixed_frame("classifier")
+    forest = RandomForestClassifier(n_estimators=30, oob_score=True, random_state=0).fit(X, y)
+    counts = forest.inbag_counts_
+    assert counts.shape == (30, len(y)) and counts.dtype.kind == "u"
+    np.testing.assert_array_equal(counts.sum(axis=1), len(y))
+    for c, rows in zip(counts, forest.estimators_samples_, strict=True):
+        np.testing.assert_array_equal(rows, np.flatnonzero(c))
+    # About e^-1 of the rows are out of bag for each tree (binomial sd ≈ 0.04 at n=160).
+    assert abs((counts == 0).mean() - math.exp(-1)) < 0.05
+    # Each tree was grown on its counts: the root holds exactly the in-bag weight.
+    roots = [m.tree_.weighted_n_node_samples[0] for m in forest.estimators_]
+    np.testing.assert_array_equal(roots, len(y))
+
+
+def test_oob_decision_function_averages_exactly_the_trees_that_missed_the_row():
+    X, y = mixed_frame("classifier")
+    forest = RandomForestClassifier(n_estimators=15, oob_score=True, random_state=1).fit(X, y)
+    probas = np.stack([m.predict_proba(X) for m in forest.estimators_])
+    oob = (forest.inbag_counts_ == 0)[:, :, None]
+    n_votes = oob.sum(axis=0)
+    defined = n_votes[:, 0] > 0
+    expected = (probas * oob).sum(axis=0)[defined] / n_votes[defined]
+    np.testing.assert_allclose(forest.oob_decision_function_[defined], expected, rtol=1e-12)
+    assert np.isnan(forest.oob_decision_function_[~defined]).all()
+    np.testing.assert_allclose(forest.oob_decision_function_[defined].sum(axis=1), 1.0)
+    codes = pd.Index(forest.classes_).get_indexer(y)
+    accuracy = np.mean(np.argmax(expected, axis=1) == codes[defined])
+    assert forest.oob_score_ == pytest.approx(accuracy)
+
+
+def test_rows_never_out_of_bag_are_nan_without_warnings():
+    X, y = numeric_data("classifier", n=40)
+    with np.errstate(all="raise"):
+        forest = RandomForestClassifier(n_estimators=2, oob_score=True, random_state=0).fit(X, y)
+    never = (forest.inbag_counts_ > 0).all(axis=0)
+    assert never.any()
+    assert np.isnan(forest.oob_decision_function_[never]).all()
+    assert not np.isnan(forest.oob_decision_function_[~never]).any()
+
+
+def test_predict_proba_is_the_mean_of_the_trees_on_categories_and_nan():
+    """The stacked all-trees descent agrees with each tree's own predict_proba."""
+    X, y = mixed_frame("classifier")
+    forest = RandomForestClassifier(n_estimators=10, random_state=2).fit(X, y)
+    X_test, _ = mixed_frame("classifier", seed=8)
+    X_test.loc[X_test.index[:3], "colour"] = "purple"
+    expected = np.mean([m.predict_proba(X_test) for m in forest.estimators_], axis=0)
+    np.testing.assert_allclose(forest.predict_proba(X_test), expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("with_nan", [False, True])
+def test_all_trees_descent_on_numeric_rows(with_nan):
+    """Numeric complete rows take the lean walk, rows with NaN the general step."""
+    X, y = numeric_data("classifier", n=300)
+    forest = RandomForestClassifier(n_estimators=7, max_depth=12, random_state=0).fit(X, y)
+    X_test, _ = numeric_data("classifier", n=200, seed=6)
+    if with_nan:
+        X_test[::7, 1] = np.nan
+    expected = np.mean([m.predict_proba(X_test) for m in forest.estimators_], axis=0)
+    np.testing.assert_allclose(forest.predict_proba(X_test), expected, rtol=1e-12)
+
+
+def test_regressor_predicts_the_mean_of_its_trees():
+    X, y = mixed_frame("regressor")
+    forest = RandomForestRegressor(n_estimators=10, oob_score=True, random_state=2).fit(X, y)
+    expected = np.mean([m.predict(X) for m in forest.estimators_], axis=0)
+    np.testing.assert_allclose(forest.predict(X), expected, rtol=1e-12)
+    defined = ~np.isnan(forest.oob_prediction_)
+    assert defined.mean() > 0.95
+
+
+def test_feature_importances_are_the_normalised_mean_of_the_trees():
+    X, y = numeric_data("classifier")
+    forest = RandomForestClassifier(n_estimators=10, random_state=0).fit(X, y)
+    mean = np.mean([m.feature_importances_ for m in forest.estimators_], axis=0)
+    np.testing.assert_allclose(forest.feature_importances_, mean / mean.sum())
+    assert np.argmax(forest.feature_importances_) == 0  # the strongest signal
+
+
+@pytest.mark.parametrize("n_features, m_classifier, m_regressor",
+                         [(57, 7, 19), (10, 3, 3), (9, 3, 3), (4, 2, 1), (2, 1, 1)])
+def test_max_features_defaults_are_seed_004s(n_features, m_classifier, m_regressor):
+    """⌊√p⌋ for classification and ⌊p/3⌋ for regression (REFERENCE.md, seed 004)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, n_features))
+    forest = RandomForestClassifier(n_estimators=2, random_state=0).fit(X, X[:, 0] > 0)
+    reg = RandomForestRegressor(n_estimators=2, random_state=0).fit(X, X[:, 0])
+    assert forest.max_features_ == m_classifier == math.isqrt(n_features)
+    assert reg.max_features_ == m_regressor == max(1, n_features // 3)
+    assert {m.max_features for m in forest.estimators_} == {m_classifier}
+    assert {m.max_features for m in reg.estimators_} == {m_regressor}
+
+
+def test_invalid_settings_are_refused():
+    X, y = numeric_data("classifier", n=30)
+    with pytest.raises(ValueError, match="bootstrap"):
+        RandomForestClassifier(bootstrap=False, oob_score=True).fit(X, y)
+    with pytest.raises(ValueError, match="n_estimators"):
+        BaggingClassifier(n_estimators=0).fit(X, y)
+    with pytest.raises(ValueError, match="max_samples"):
+        BaggingClassifier(max_samples=1.5).fit(X, y)
+
+
+def test_max_samples_and_no_bootstrap():
+    X, y = numeric_data("classifier", n=100)
+    half = BaggingClassifier(n_estimators=4, max_samples=0.5, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(half.inbag_counts_.sum(axis=1), 50)
+    distinct = BaggingClassifier(n_estimators=4, max_samples=30, bootstrap=False, random_state=0)
+    counts = distinct.fit(X, y).inbag_counts_
+    assert counts.max() == 1 and (counts.sum(axis=1) == 30).all()
+
+
+def test_bagging_any_classifier_with_sample_weight():
+    """A non-tree member takes the generic path: fit with counts, average predict_proba."""
+    X, y = numeric_data("classifier")
+    bag = BaggingClassifier(estimator=GaussianNB(), n_estimators=5, oob_score=True,
+                            random_state=0).fit(X, y)
+    expected = np.mean([m.predict_proba(X) for m in bag.estimators_], axis=0)
+    np.testing.assert_allclose(bag.predict_proba(X), expected)
+    assert bag.oob_score_ > 0.6
+    np.testing.assert_array_equal(bag.feature_importances_, np.zeros(4))
+
+
+def test_tree_fit_encoded_hook_equals_fit():
+    """The private hook forests use grows the same tree as fit, and keeps every class
+    even when the weights leave one out (a bootstrap can miss a rare class)."""
+    X, y = mixed_frame("classifier")
+    encoder = FeatureEncoder().fit(X)
+    classes, codes = encode_labels(y)
+    weight = np.random.default_rng(0).integers(0, 3, size=len(y)).astype(float)
+    weight[codes == 0] = 0.0
+    hooked = DecisionTreeClassifier(random_state=0)._fit_encoded(
+        encoder.transform(X), codes, weight, encoder, classes)
+    plain = DecisionTreeClassifier(random_state=0).fit(X, y, sample_weight=weight)
+    assert hooked.classes_.tolist() == ["no", "yes"] and hooked.encoder_ is encoder
+    for f in dataclasses.fields(plain.tree_):
+        np.testing.assert_array_equal(getattr(hooked.tree_, f.name), getattr(plain.tree_, f.name))
+    np.testing.assert_array_equal(hooked.predict_proba(X), plain.predict_proba(X))
+
+
+# --------------------------------------------------------------------------- categorical data
+
+
+def test_playtennis_frame_with_categories():
+    frame = load_sample("playtennis").drop(columns=["Day"])
+    X, y = frame.drop(columns=["PlayTennis"]), frame["PlayTennis"]
+    forest = RandomForestClassifier(n_estimators=50, oob_score=True, random_state=0).fit(X, y)
+    assert forest.classes_.tolist() == ["No", "Yes"]
+    assert forest.score(X, y) >= 12 / 14  # the 14 rows are almost separable
+    assert forest.oob_decision_function_.shape == (14, 2)
+
+
+def test_mushroom_subset_with_missing_values():
+    frame = load_sample("mushroom").sample(1500, random_state=0)
+    X, y = frame.drop(columns=["edibility"]), frame["edibility"]
+    X = X.mask(np.random.default_rng(0).random(X.shape) < 0.1)  # 10% NaN everywhere
+    X_train, X_test, y_train, y_test = X[:1000], X[1000:], y[:1000], y[1000:]
+    forest = RandomForestClassifier(n_estimators=30, oob_score=True, random_state=0)
+    forest.fit(X_train, y_train)
+    # Odor alone separates 98.5% of mushrooms; with 10% of it missing other columns help.
+    assert forest.score(X_test, y_test) > 0.97
+    assert forest.oob_score_ > 0.97
+    expected = np.mean([m.predict_proba(X_test) for m in forest.estimators_], axis=0)
+    np.testing.assert_allclose(forest.predict_proba(X_test), expected, rtol=1e-12)
+
+
+# --------------------------------------------------------------------------- against scikit-learn
+
+
+def test_regressor_on_friedman1_against_scikit_learn():
+    """Test R² and OOB R² within 0.04 of scikit-learn's with the same m = ⌊p/3⌋.
+
+    Both forests are random; over seeds each one's holdout R² on 167 rows moves by
+    about ±0.01–0.02 (measured), so 0.04 is about two spreads of independent forests.
+    """
+    frame = load_sample("friedman1")
+    X, y = frame.drop(columns=["y"]).to_numpy(dtype=float), frame["y"].to_numpy()
+    order = np.random.default_rng(0).permutation(len(y))
+    train, test = order[: 2 * len(y) // 3], order[2 * len(y) // 3:]
+    ours = RandomForestRegressor(n_estimators=100, oob_score=True, random_state=0, n_jobs=2)
+    ours.fit(X[train], y[train])
+    theirs = SkForestRegressor(n_estimators=100, max_features=1 / 3, oob_score=True,
+                               random_state=0).fit(X[train], y[train])
+    assert ours.score(X[test], y[test]) == pytest.approx(theirs.score(X[test], y[test]), abs=0.04)
+    assert ours.oob_score_ == pytest.approx(theirs.oob_score_, abs=0.04)
+    assert ours.score(X[test], y[test]) > 0.65
+
+
+@pytest.fixture(scope="module")
+def spam_forests():
+    X, y, X_test, y_test = _spambase_split()
+    ours = RandomForestClassifier(n_estimators=100, oob_score=True, random_state=0, n_jobs=2)
+    theirs = SkForest(n_estimators=100, oob_score=True, random_state=0, n_jobs=2)
+    return ours.fit(X, y), theirs.fit(X, y), X_test, y_test
+
+
+@pytest.mark.slow
+def test_spambase_oob_error_close_to_scikit_learn(spam_forests):
+    """OOB error within 1.5 points of scikit-learn's on the same 3065 training rows.
+
+    Why 1.5 points: an OOB error near 5% on 3065 rows has a binomial standard error
+    of √(0.05·0.95/3065) ≈ 0.4 points, and two independently seeded forests (different
+    bootstraps and feature draws) differ by about √2 of that; 1.5 points is about
+    2.7 such standard deviations, while a real flaw (no feature sampling, wrong
+    averaging, OOB rows mixed up) moves the error by more.
+    """
+    ours, theirs, _, _ = spam_forests
+    assert abs((1 - ours.oob_score_) - (1 - theirs.oob_score_)) <= 0.015
+
+
+@pytest.mark.slow
+def test_spambase_random_forest_test_error(spam_forests):
+    """ESL reports 4.88% for a random forest; scikit-learn gets ≈ 4.8–5.2% (REFERENCE.md)."""
+    ours, _, X_test, y_test = spam_forests
+    assert 1 - ours.score(X_test, y_test) <= 0.055
+
+
+@pytest.mark.slow
+def test_spambase_bagging_test_error():
+    """Bagged full trees within 0.8 points of scikit-learn's BaggingClassifier, same split.
+
+    ESL reports 5.4% for bagging, but on random 3065/1536 splits scikit-learn 1.9's
+    own BaggingClassifier (100 trees) measured 6.4%, 6.1%, 7.2% (split seeds 0, 1, 2)
+    and 6.25% here, so the issue's "≤ 6%" is not a property of bagging on one random
+    split: the test error on 1536 rows has a binomial sd of ≈ 0.6 points. Against
+    scikit-learn on the same split the difference of two independently seeded
+    ensembles has sd ≈ 0.35 points (measured differences: +0.2, +0.3, −0.1, +0.3), so
+    0.8 points is over two sds; an absolute 7.5% guards against both being broken.
+    """
+    X, y, X_test, y_test = _spambase_split()
+    bag = BaggingClassifier(n_estimators=100, random_state=0, n_jobs=2).fit(X, y)
+    theirs = SkBagging(n_estimators=100, random_state=0, n_jobs=2).fit(X, y)
+    ours_error, their_error = 1 - bag.score(X_test, y_test), 1 - theirs.score(X_test, y_test)
+    assert ours_error <= their_error + 0.008
+    assert ours_error <= 0.075

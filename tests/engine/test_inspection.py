@@ -1,0 +1,236 @@
+"""The ensemble views of engine.inspection: OOB and staged error curves, permutation
+importances, decision grids and the correlation between trees."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.inspection import permutation_importance as sk_permutation_importance
+
+from engine.ensemble import BaggingClassifier, RandomForestClassifier, RandomForestRegressor
+from engine.inspection import (
+    decision_grid,
+    oob_error_curve,
+    oob_permutation_importance,
+    permutation_importance,
+    staged_error_curve,
+    tree_correlation,
+)
+from engine.metrics import accuracy_score
+from tests.engine.test_estimator_checks import mixed_frame, numeric_data
+
+
+@pytest.fixture(autouse=True)
+def _raise_on_float_errors():
+    with np.errstate(all="raise", under="ignore"):
+        yield
+
+
+def two_signals(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Columns 0 and 1 decide the class (with 0.3 noise); columns 2–4 are pure noise."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 5))
+    return X, (X[:, 0] + X[:, 1] + 0.3 * rng.normal(size=n) > 0).astype(int)
+
+
+# --------------------------------------------------------------------------- error curves
+
+
+@pytest.mark.parametrize("kind", ["classifier", "regressor"])
+def test_oob_error_curve_ends_at_one_minus_oob_score(kind):
+    X, y = mixed_frame(kind)
+    cls = RandomForestClassifier if kind == "classifier" else RandomForestRegressor
+    forest = cls(n_estimators=25, oob_score=True, random_state=0).fit(X, y)
+    stored, recomputed = oob_error_curve(forest), oob_error_curve(forest, X, y)
+    assert stored.shape == (25,)
+    assert stored[-1] == 1 - forest.oob_score_  # exactly, not approximately
+    np.testing.assert_array_equal(stored, recomputed)
+
+
+def test_oob_error_curve_point_by_point_against_brute_force():
+    """Point b: the first b + 1 trees' OOB votes, over rows already OOB at least once."""
+    X, y = mixed_frame("classifier")
+    forest = RandomForestClassifier(n_estimators=12, random_state=5).fit(X, y)
+    curve = oob_error_curve(forest, X, y)
+    codes = pd.Index(forest.classes_).get_indexer(y)
+    probas = np.stack([m.predict_proba(X) for m in forest.estimators_])
+    for b in (0, 3, 11):
+        oob = forest.inbag_counts_[: b + 1] == 0
+        votes = (probas[: b + 1] * oob[:, :, None]).sum(axis=0)
+        seen = oob.any(axis=0)
+        error = np.mean(np.argmax(votes[seen], axis=1) != codes[seen])
+        assert curve[b] == pytest.approx(error, abs=1e-12)
+
+
+def test_oob_error_curve_needs_data_or_a_stored_curve():
+    X, y = numeric_data("classifier", n=60)
+    forest = RandomForestClassifier(n_estimators=3, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="oob_score=True"):
+        oob_error_curve(forest)
+    with pytest.raises(ValueError, match="fitted on"):
+        oob_error_curve(forest, X[:30], y[:30])
+
+
+def test_staged_error_curve_of_a_forest_ends_at_its_test_error():
+    X, y = numeric_data("classifier")
+    X_test, y_test = numeric_data("classifier", seed=3)
+    forest = RandomForestClassifier(n_estimators=20, random_state=0).fit(X, y)
+    curve = staged_error_curve(forest, X_test, y_test)
+    assert curve.shape == (20,)
+    assert curve[-1] == pytest.approx(1 - accuracy_score(y_test, forest.predict(X_test)))
+    first = forest.estimators_[0]
+    assert curve[0] == pytest.approx(1 - accuracy_score(y_test, first.predict(X_test)), abs=0.02)
+    # Averaging helps: the forest of 20 beats its first tree on held-out rows.
+    assert curve[-1] < curve[0]
+
+
+def test_staged_error_curve_of_a_regression_forest_is_the_running_mse():
+    X, y = numeric_data("regressor")
+    forest = RandomForestRegressor(n_estimators=6, random_state=0).fit(X, y)
+    curve = staged_error_curve(forest, X, y)
+    running = np.cumsum([m.predict(X) for m in forest.estimators_], axis=0)
+    expected = [np.mean((running[b] / (b + 1) - y) ** 2) for b in range(6)]
+    np.testing.assert_allclose(curve, expected, rtol=1e-10)
+
+
+def test_staged_error_curve_reads_staged_predict():
+    """A boosting-like model is read through staged_predict, stage by stage."""
+
+    class ThreeStages:
+        _estimator_type = "classifier"
+        classes_ = np.array(["a", "b"])
+
+        def staged_predict(self, X):
+            yield np.array(["a", "a", "a", "a"])
+            yield np.array(["a", "b", "a", "a"])
+            yield np.array(["a", "b", "b", "b"])
+
+    curve = staged_error_curve(ThreeStages(), np.zeros((4, 1)), ["a", "b", "b", "b"])
+    np.testing.assert_allclose(curve, [0.75, 0.5, 0.0])
+
+
+# --------------------------------------------------------------------------- importances
+
+
+@pytest.fixture(scope="module")
+def signal_forest():
+    X, y = two_signals(600, seed=0)
+    X_test, y_test = two_signals(600, seed=1)
+    return RandomForestClassifier(n_estimators=50, random_state=0).fit(X, y), X, y, X_test, y_test
+
+
+def _noise_is_negligible(table: pd.DataFrame) -> None:
+    noise = table.iloc[2:]
+    assert (noise.importance_mean.abs() < 2 * noise.importance_std + 0.01).all()
+
+
+def test_permutation_importance_ranks_the_signals_first(signal_forest):
+    forest, _, _, X_test, y_test = signal_forest
+    table = permutation_importance(forest, X_test, y_test, n_repeats=5, random_state=0)
+    assert table.columns.tolist() == ["feature", "importance_mean", "importance_std"]
+    assert table.feature.tolist() == [f"x{j}" for j in range(5)]
+    assert set(table.nlargest(2, "importance_mean").feature) == {"x0", "x1"}
+    assert (table.importance_mean[:2] > 0.15).all()
+    _noise_is_negligible(table)
+
+
+def test_permutation_importance_agrees_with_scikit_learn(signal_forest):
+    """Same model, same data, scikit-learn's function: its permutations come from another
+    random stream, so the means differ by sampling noise only: each is a mean of 5
+    shuffles, so their difference has sd ≈ std·√(2/5); allow 4 of those plus 0.005."""
+    forest, _, _, X_test, y_test = signal_forest
+    ours = permutation_importance(forest, X_test, y_test, n_repeats=5, random_state=0)
+    theirs = sk_permutation_importance(forest, X_test, y_test, n_repeats=5, random_state=0)
+    spread = np.maximum(ours.importance_std.to_numpy(), theirs.importances_std)
+    bound = 4 * spread * np.sqrt(2 / 5) + 0.005
+    assert (np.abs(ours.importance_mean.to_numpy() - theirs.importances_mean) <= bound).all()
+    assert np.argsort(-ours.importance_mean.to_numpy())[:2].tolist() == \
+        np.argsort(-theirs.importances_mean)[:2].tolist()
+
+
+def test_permutation_importance_on_a_frame_with_categories():
+    X, y = mixed_frame("classifier")
+    forest = RandomForestClassifier(n_estimators=20, random_state=0).fit(X, y)
+    table = permutation_importance(forest, X, y, n_repeats=3, random_state=0)
+    assert table.feature.tolist() == ["size", "weight", "colour", "shape"]
+    assert table.set_index("feature").importance_mean.idxmax() in {"size", "colour"}
+
+
+def test_oob_permutation_importance_ranks_the_signals_first(signal_forest):
+    forest, X, y, _, _ = signal_forest
+    table = oob_permutation_importance(forest, X, y, random_state=0)
+    assert set(table.nlargest(2, "importance_mean").feature) == {"x0", "x1"}
+    assert (table.importance_mean[:2] > 0.1).all()
+    # Averaged over 50 trees, a noise column's mean drop has sd ≈ std / √50.
+    noise = table.iloc[2:]
+    assert (noise.importance_mean.abs() < 3 * noise.importance_std / np.sqrt(50) + 0.005).all()
+
+
+def test_oob_permutation_importance_of_an_unused_column_is_exactly_zero():
+    X, y = two_signals(200, seed=2)
+    X[:, 4] = 1.0  # constant: no tree can split on it, shuffling it changes nothing
+    forest = RandomForestRegressor(n_estimators=10, random_state=0).fit(X, X[:, 0] * 2)
+    table = oob_permutation_importance(forest, X, X[:, 0] * 2, random_state=0)
+    assert table.importance_mean.iloc[4] == 0.0 and table.importance_std.iloc[4] == 0.0
+    assert table.importance_mean.idxmax() == 0
+
+
+# --------------------------------------------------------------------------- grids
+
+
+def test_decision_grid_shapes_and_predictions():
+    X, y = numeric_data("classifier")
+    X2 = pd.DataFrame(X[:, :2], columns=["left", "right"])
+    forest = RandomForestClassifier(n_estimators=10, random_state=0).fit(X2, y)
+    grid = decision_grid(forest, X2, resolution=30)
+    assert grid.xx.shape == grid.yy.shape == grid.class_index.shape == grid.max_proba.shape == (30, 30)
+    assert grid.feature_names == ["left", "right"] and grid.value is None
+    assert grid.xx.min() < X2.left.min() and grid.yy.max() > X2.right.max()
+    points = pd.DataFrame({"left": grid.xx.ravel(), "right": grid.yy.ravel()})
+    proba = forest.predict_proba(points)
+    np.testing.assert_array_equal(grid.class_index.ravel(), np.argmax(proba, axis=1))
+    np.testing.assert_allclose(grid.max_proba.ravel(), proba.max(axis=1))
+    assert (grid.max_proba >= 1 / 3).all()
+
+
+def test_decision_grid_refuses_other_column_counts():
+    X, y = numeric_data("classifier")
+    forest = RandomForestClassifier(n_estimators=3, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="two columns"):
+        decision_grid(forest, X[:, :2])
+
+
+def test_decision_grid_of_a_regressor_holds_values():
+    X, y = numeric_data("regressor")
+    forest = RandomForestRegressor(n_estimators=5, random_state=0).fit(X[:, :2], y)
+    grid = decision_grid(forest, X[:, :2], resolution=7)
+    assert grid.class_index is None and grid.value.shape == (7, 7)
+    np.testing.assert_allclose(grid.value.ravel(),
+                               forest.predict(np.column_stack([grid.xx.ravel(), grid.yy.ravel()])))
+
+
+# --------------------------------------------------------------------------- correlation
+
+
+def test_feature_sampling_decorrelates_trees():
+    """Seed 004: random forests improve on bagging by lowering ρ between the trees."""
+    X, y = two_signals(400, seed=3)
+    bagged = BaggingClassifier(n_estimators=30, random_state=0).fit(X, y)
+    forest = RandomForestClassifier(n_estimators=30, max_features=1, random_state=0).fit(X, y)
+    X_test, _ = two_signals(400, seed=4)
+    rho_bag, rho_forest = tree_correlation(bagged, X_test), tree_correlation(forest, X_test)
+    for corr in (rho_bag, rho_forest):
+        assert -1 <= corr.rho <= 1 and corr.sigma2 > 0
+    assert rho_bag.rho > rho_forest.rho + 0.05
+
+
+def test_tree_correlation_formula_matches_the_forest_variance():
+    """ρσ² + (1−ρ)σ²/B is the variance across rows of the averaged prediction when the
+    trees' variances are equal; theirs differ a little (0.5% apart here), so allow 5%."""
+    X, y = numeric_data("regressor", n=300)
+    forest = RandomForestRegressor(n_estimators=40, random_state=0).fit(X, y)
+    X_test, _ = numeric_data("regressor", n=300, seed=5)
+    corr = tree_correlation(forest, X_test)
+    assert corr.n_estimators == 40
+    assert corr.ensemble_variance() == pytest.approx(forest.predict(X_test).var(), rel=0.05)
+    assert corr.ensemble_variance(1) == pytest.approx(corr.sigma2)
