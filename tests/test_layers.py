@@ -7,10 +7,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 FORBIDDEN = {
-    "engine": {"streamlit", "plotly", "graphviz", "viz", "ui", "pages", "sklearn", "scipy"},
-    "viz": {"streamlit", "ui", "pages", "sklearn"},
+    "engine": {"streamlit", "plotly", "graphviz", "viz", "ui", "app_pages", "sklearn", "scipy"},
+    "viz": {"streamlit", "ui", "app_pages", "sklearn"},
     "ui": {"sklearn"},
-    "pages": {"sklearn"},
+    "app_pages": {"sklearn"},
 }
 
 
@@ -41,7 +41,7 @@ def test_app_entry_imports_no_oracle():
 
 def test_no_pickle_or_eval_of_user_data_in_app_code():
     # Uploaded data is parsed by pandas only; nothing the user sends is unpickled or evaluated.
-    for layer in ("engine", "viz", "ui", "pages"):
+    for layer in ("engine", "viz", "ui", "app_pages"):
         for f in (ROOT / layer).rglob("*.py"):
             mods = imported_modules(f)
             assert "pickle" not in mods, f

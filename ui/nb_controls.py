@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from engine.data import Dataset
@@ -146,3 +147,19 @@ def row_picker(dataset: Dataset) -> int:
         "Test row to explain", range(len(labels)), key="nb_row",
         format_func=lambda i: f"row {labels[i]} · {truth[i]}",
         help="Its evidence ledger and its values on the likelihood curves are shown.")
+
+
+def typed_row(dataset: Dataset, start: pd.DataFrame) -> pd.DataFrame:
+    """A one-row table the student edits, starting from the chosen test row.
+
+    Categorical cells offer the training values (a new value is allowed and counts as
+    unseen); an emptied cell is a missing value, which Naive Bayes skips.
+    """
+    config = {
+        column: st.column_config.SelectboxColumn(
+            column, options=sorted(map(str, dataset.X_train[column].dropna().unique())))
+        for column in start.columns if dataset.feature_kinds.get(column) == "categorical"
+    }
+    edited = st.data_editor(start.reset_index(drop=True), key="nb_typed_row", hide_index=True,
+                            column_config=config, num_rows="fixed")
+    return edited.astype(start.dtypes.to_dict(), errors="ignore")

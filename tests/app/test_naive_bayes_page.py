@@ -12,7 +12,7 @@ from engine.data import list_samples
 
 from .test_pages import assert_clean, run_app
 
-PAGE = "pages/naive_bayes.py"
+PAGE = "app_pages/naive_bayes.py"
 SAMPLES = {entry["name"]: entry for entry in list_samples()}
 
 
@@ -111,3 +111,19 @@ def test_decision_regions_for_two_numeric_columns():
     assert at.selectbox(key="nb_x").value == "sepal_length"
     assert at.selectbox(key="nb_y").value == "sepal_width"
     assert any("Fitted on these two columns only" in c.value for c in at.caption)
+
+
+def test_a_typed_row_gets_its_own_evidence():
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "app.py"), default_timeout=60)
+    at.query_params["data"] = "playtennis"
+    at.session_state["nb_typed"] = True  # the "Type a row of my own" toggle, switched on
+    at.run()
+    at.switch_page(PAGE)
+    at.run()
+    assert_clean(at)
+    assert "Your row: predicted" in texts(at)
+    assert ", true" not in [m for m in texts(at).splitlines() if m.startswith("Your row")][0]

@@ -13,9 +13,9 @@ from streamlit.testing.v1 import AppTest
 from engine.data import list_samples
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGES = ["pages/data.py", "pages/naive_bayes.py", "pages/decision_tree.py",
-         "pages/random_forest.py", "pages/adaboost.py", "pages/gradient_boosting.py",
-         "pages/compare.py"]
+PAGES = ["app_pages/data.py", "app_pages/naive_bayes.py", "app_pages/decision_tree.py",
+         "app_pages/random_forest.py", "app_pages/adaboost.py", "app_pages/gradient_boosting.py",
+         "app_pages/compare.py"]
 SAMPLES = [entry["name"] for entry in list_samples()]
 
 

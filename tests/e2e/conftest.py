@@ -5,6 +5,7 @@ Locally without Chromium they skip with a message saying how to install it.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -37,29 +38,42 @@ def _need(condition: bool, why: str) -> None:
     pytest.skip(f"{why} (install with: apt-get install -y chromium)")
 
 
-@pytest.fixture(scope="session")
-def app_url():
+@contextlib.contextmanager
+def serve():
+    """A fresh ``streamlit run app.py`` on a free local port; yields its base URL."""
+    _mkdirs()
     port = _free_port()
     cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
            "--server.port", str(port), "--server.address", "127.0.0.1",
            "--server.headless", "true", "--browser.gatherUsageStats", "false"]
-    log = open(ROOT / "artifacts" / "streamlit-e2e.log", "w") if _mkdirs() else subprocess.DEVNULL
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
+    with open(ROOT / "artifacts" / f"streamlit-e2e-{port}.log", "w") as log:
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            url = f"http://127.0.0.1:{port}"
+            _wait_healthy(url, proc)
+            yield url
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
+
+
+def _wait_healthy(url: str, proc) -> None:
     deadline = time.time() + 60
     while time.time() < deadline:
         try:
             with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
                 if r.status == 200:
-                    break
+                    return
         except OSError:
             time.sleep(0.3)
-    else:
-        proc.terminate()
-        pytest.fail("streamlit did not answer /_stcore/health within 60 s")
-    yield url
     proc.terminate()
-    proc.wait(timeout=10)
+    pytest.fail("streamlit did not answer /_stcore/health within 60 s")
+
+
+@pytest.fixture(scope="session")
+def app_url():
+    with serve() as url:
+        yield url
 
 
 def _mkdirs() -> bool:

@@ -63,3 +63,19 @@ def test_bad_upload_keeps_the_current_data(page, app_url):
     wait_for_app(page)
     assert exceptions(page) == []
     assert "data=iris" in page.url
+
+
+def test_a_link_to_a_page_reopens_it_on_a_fresh_server(browser):
+    """The first request a new server gets is a shared link: it must run app.py's sidebar."""
+    from .conftest import serve
+
+    with serve() as url:
+        page = browser.new_page(viewport={"width": 1600, "height": 1000})
+        page.goto(f"{url}/naive_bayes?data=iris")
+        wait_for_app(page)
+        assert exceptions(page) == []
+        # app.py ran: the shared sidebar is there, and the page trains on the linked data.
+        assert page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').count() >= 2
+        assert page.get_by_text("setosa").first.is_visible()
+        assert page.locator("h1").first.inner_text().strip().endswith("Naive Bayes")
+        page.close()

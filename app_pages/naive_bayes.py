@@ -70,12 +70,18 @@ with tabs["Priors & likelihoods"]:
                            "a count of zero without smoothing: one such value rules the class out.")
 
 with tabs["Evidence for one row"]:
+    typed = st.toggle("Type a row of my own", key="nb_typed",
+                      help="Start from the chosen test row and change any value.")
+    if typed:
+        x_row = nb.typed_row(dataset, x_row)
     ledger = model.evidence_ledger(x_row, 0)
     posterior = ledger.loc[("total", "posterior")]
     predicted = posterior.idxmax()
-    st.markdown(f"Row **{x_row.index[0]}**: predicted **{predicted}** "
-                f"(P = {posterior.max():.3f}), true **{dataset.y_test.iloc[row]}**.")
-    st.dataframe(x_row, hide_index=True)
+    truth = "" if typed else f", true **{dataset.y_test.iloc[row]}**"
+    st.markdown(f"{'Your row' if typed else f'Row **{x_row.index[0]}**'}: predicted "
+                f"**{predicted}** (P = {posterior.max():.3f}){truth}.")
+    if not typed:
+        st.dataframe(x_row, hide_index=True)
     st.plotly_chart(nf.ledger_figure(nf.ledger_steps(ledger), style), width="stretch")
     st.latex(r"P(c \mid x) = \frac{P(c) \prod_j P(x_j \mid c)}{\sum_r P(c_r) \prod_j P(x_j \mid c_r)}")
     for line in nf.posterior_latex(ledger):

@@ -1,0 +1,125 @@
+"""Decision Tree page: grow a tree, read it, follow a row down it, see how each split won."""
+import numpy as np
+import streamlit as st
+
+from engine.metrics import accuracy_score, confusion_matrix, r2_score
+from ui import state
+from ui import tree_controls as tc
+from viz import tree_figures as tf
+from viz.tree_dot import chart_css, default_display_depth, node_title, tree_to_dot
+from viz.tree_path import explain_path
+
+st.title("Decision Tree")
+dataset = state.current_dataset()
+if dataset is None:
+    st.stop()
+style, classify = state.style(), dataset.task == "classification"
+features = tc.tree_features(dataset)
+if not features:
+    st.error("A tree needs numeric or categorical features; this data has only text columns. "
+             "Choose other features on the **Data** page.")
+    st.stop()
+
+with st.sidebar:
+    st.subheader("Tree parameters")
+    params = tc.controls(dataset)
+    all_rows = st.toggle("Fit on all rows", key="dt_all_rows", bind="query-params",
+                         help=tc.HELP["all_rows"])
+key = (dataset.content_hash, tuple(sorted(params.items())))
+try:
+    model = tc.fit_tree(dataset, *key, all_rows)
+except ValueError as error:
+    st.error(f"**This tree cannot be grown with these settings.** {error} "
+                "Change the parameter named above and the tree regrows.")
+    st.stop()
+tree = model.tree_
+X_fit, y_fit = tc.training_rows(dataset, all_rows)
+X_test, y_test = dataset.X_test[features], dataset.y_test
+missing = [j for j, c in enumerate(features) if X_fit[c].isna().any()]
+criterion_name = {"squared_error": "squared error"}.get(params["criterion"], params["criterion"])
+
+st.caption(f"{tree.node_count} nodes · {tree.n_leaves} leaves · depth {tree.max_depth} · "
+           f"trained on {len(y_fit):,} rows · criterion {criterion_name}")
+views = st.tabs(["Tree", "Grow step by step", "Show your working", "Impurity", "Results",
+                 "Complexity", "Decision boundary"], key="dt_view", bind="query-params")
+
+with views[0]:
+    if views[0].open:
+        shown, row_col = st.columns([1, 2])
+        depth_limit = shown.number_input(
+            "Draw down to depth", 1, 60, value=default_display_depth(tree), key="dt_show_depth",
+            help="Deeper nodes are folded into a dashed “… n more nodes” box.")
+        row = row_col.number_input(f"Follow test row (0–{len(y_test) - 1}); empty: none", 0,
+                                   max(len(y_test) - 1, 0), value=None, key="dt_row",
+                                   bind="query-params", placeholder="pick a row to follow")
+        st.markdown(chart_css(style), unsafe_allow_html=True)  # numbers only, no user text
+        path = None
+        if row is not None and row < len(y_test):
+            encoded = model.encoder_.transform(X_test.iloc[[row]])
+            path = np.flatnonzero(tree.decision_path(encoded)[0])
+        dot = tree_to_dot(model, style=style, max_depth=depth_limit, highlight_path=path,
+                          missing_features=missing)
+        st.graphviz_chart(dot)
+        st.download_button("Download the diagram (DOT)", dot, "tree.dot", "text/vnd.graphviz",
+                           help="Graphviz source: `dot -Tsvg tree.dot > tree.svg` makes an SVG.")
+        if path is not None:
+            st.markdown(f"**Test row {row}** (true value: {y_test.iloc[row]})")
+            st.dataframe(X_test.iloc[[row]], hide_index=True)
+            st.markdown("\n".join(f"{k + 1}. {s}" for k, s in
+                                  enumerate(explain_path(model, X_test.iloc[row]))))
+
+with views[1]:
+    if views[1].open:
+        st.markdown("A tree is grown greedily, one level at a time: every node of a level picks "
+                    "its best split without looking ahead. Step through the levels.")
+        step = tc.stepper(tree.max_depth)
+        cut = np.flatnonzero((tree.depth == step) & (tree.children_left >= 0))
+        grown = tree.collapse(cut)
+        st.markdown(chart_css(style), unsafe_allow_html=True)  # numbers only
+        st.caption(f"After depth {step}: {grown.node_count} nodes, {grown.n_leaves} leaves.")
+        st.graphviz_chart(tree_to_dot(model, tree=grown, style=style, max_depth=6,
+                                      missing_features=missing))
+
+with views[2]:
+    if views[2].open and not classify:
+        st.info("The candidate table scores class counts; it is shown for classification "
+                "targets. Regression trees minimise the squared error Σ(y − ȳ)² of the children.")
+    elif views[2].open:
+        internal = [int(i) for i in np.flatnonzero(tree.children_left >= 0)] or [0]
+        node = st.selectbox("Node", internal, key="dt_node",
+                            format_func=lambda i: node_title(model, i))
+        table = tc.candidates(model, dataset, *key, all_rows, node)
+        tc.candidate_view(table, params["criterion"], params["categorical_split"], style)
+
+with views[3]:
+    if views[3].open:
+        scaled = st.toggle("Scale entropy by ½ (all three curves meet at p = ½)", value=True,
+                           key="dt_scaled")
+        root = tree.value[0]
+        p_root = float(root[-1] / root.sum()) if classify and len(root) == 2 else None
+        st.plotly_chart(tf.impurity_figure(tf.impurity_curves(scaled_entropy=scaled), p_root,
+                                           scaled_entropy=scaled, style=style), width="stretch")
+        if p_root is None:
+            st.caption("The root's p is marked for two-class targets.")
+
+with views[4]:
+    if views[4].open:
+        predicted = model.predict(X_test)
+        if classify:
+            st.metric("Test accuracy", f"{accuracy_score(y_test, predicted):.1%}",
+                      help="Share of test rows whose predicted class is the true class.")
+            matrix = confusion_matrix(y_test, predicted, labels=model.classes_)
+            st.plotly_chart(tf.confusion_figure(matrix, model.classes_, style), width="stretch")
+        else:
+            st.metric("Test R²", f"{r2_score(y_test, predicted):.3f}",
+                      help="R² = 1 − Σ(y − ŷ)² / Σ(y − ȳ)² on the test rows.")
+        st.plotly_chart(tf.importance_figure(features, model.feature_importances_, style),
+                        width="stretch")
+
+with views[5]:
+    if views[5].open:
+        tc.complexity_view(model, dataset, key, all_rows, style)
+
+with views[6]:
+    if views[6].open:
+        tc.boundary_view(dataset, key, style)

@@ -1,0 +1,169 @@
+"""The tree diagram's DOT text and the path sentences, checked without a browser."""
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from engine.data import Dataset, load_sample
+from engine.tree import DecisionTreeClassifier, DecisionTreeRegressor
+from viz.style import PALETTE, Style
+from viz.tree_dot import (
+    HIGHLIGHT,
+    chart_css,
+    default_display_depth,
+    node_title,
+    tint,
+    tree_to_dot,
+)
+from viz.tree_path import explain_path
+
+
+def node_ids(dot: str) -> list[str]:
+    return re.findall(r"^(n\d+) \[label=", dot, flags=re.M)
+
+
+@pytest.fixture(scope="module")
+def restaurant():
+    data = Dataset(load_sample("restaurant"), "WillWait")
+    model = DecisionTreeClassifier(criterion="entropy", categorical_split="multiway")
+    return model.fit(data.X, data.y), data
+
+
+@pytest.fixture(scope="module")
+def iris():
+    data = Dataset(load_sample("iris"), "species")
+    return DecisionTreeClassifier().fit(data.X_train, data.y_train), data
+
+
+def test_aima_tree_has_one_dot_node_per_tree_node_and_the_splits_in_words(restaurant):
+    model, _ = restaurant
+    dot = tree_to_dot(model)
+    assert len(node_ids(dot)) == model.tree_.node_count == 12
+    assert "<B>Patrons ?</B>" in dot and "<B>Hungry ?</B>" in dot and "<B>Fri/Sat ?</B>" in dot
+    for value in ("Full", "None", "Some", "Burger", "French", "Italian", "Thai"):
+        assert re.search(rf"-> n\d+ \[label=<{value}( or missing)?>", dot), value
+    assert "samples = 12" in dot and "No: 6 · Yes: 6" in dot and "entropy = 1.000" in dot
+    assert dot.count(" -> ") == model.tree_.node_count - 1
+
+
+def test_leaves_share_the_bottom_rank(restaurant):
+    model, _ = restaurant
+    rank = re.search(r"\{rank=same; (.*);\}", tree_to_dot(model)).group(1).split("; ")
+    leaves = np.flatnonzero(model.tree_.children_left < 0)
+    assert sorted(rank) == sorted(f"n{i}" for i in leaves)
+
+
+def test_numeric_split_reads_feature_le_threshold_and_binary_categorical_a_set(iris, restaurant):
+    model, _ = iris
+    assert "<B>petal_length ≤ 2.45</B>" in tree_to_dot(model)
+    data = restaurant[1]
+    binary = DecisionTreeClassifier(criterion="entropy").fit(data.X, data.y)
+    # Patrons sorted by share of Yes: None 0/2, Full 2/6, Some 4/4; the best prefix goes left.
+    assert "<B>Patrons ∈ {Full, None}</B>" in tree_to_dot(binary)
+
+
+def test_fill_is_the_majority_class_palette_colour_tinted_by_purity(iris):
+    model, _ = iris
+    dot = tree_to_dot(model)
+    setosa_leaf = int(model.tree_.children_left[0])  # pure setosa
+    line = next(x for x in dot.splitlines() if x.startswith(f"n{setosa_leaf} [label="))
+    assert f'color="{PALETTE[0]}"' in line
+    assert f'fillcolor="{tint(PALETTE[0], 0.62)}"' in line
+    root = next(x for x in dot.splitlines() if x.startswith("n0 [label="))
+    assert f'fillcolor="{tint(PALETTE[2], 0.12 + 0.5 * (38 / 112 - 1 / 3) / (2 / 3))}"' in root
+
+
+def test_tint_mixes_with_white():
+    assert tint("#0072B2", 0.0) == "#FFFFFF"
+    assert tint("#0072B2", 1.0) == "#0072B2"
+
+
+def test_hostile_names_are_escaped_and_cannot_break_the_graph():
+    X = pd.DataFrame({"<b>x</b>": [1.0, 2.0, 3.0, 4.0],
+                      'a"];x[': pd.Categorical(['p"q', "<i>", "p\"q", "<i>"])})
+    y = ["<script>", "&amp;", "<script>", "&amp;"]
+    model = DecisionTreeClassifier().fit(X, y)
+    dot = tree_to_dot(model)
+    assert "<b>x</b>" not in dot and "<script>" not in dot and 'a"];x[' not in dot
+    assert "&lt;b&gt;x&lt;/b&gt;" in dot or "a&quot;];x[" in dot
+    assert "&amp;amp;" in dot or "&lt;script&gt;" in dot
+    # Every node line is one attribute list: quotes balance outside the HTML label.
+    for line in dot.splitlines():
+        if line.startswith("n") and "[label=<" in line:
+            outside = re.sub(r"label=<.*>,", "", line)
+            assert outside.count('"') % 2 == 0
+
+
+def test_highlighted_path_edges_and_borders(iris):
+    model, data = iris
+    row = data.X_test.iloc[[0]]
+    path = np.flatnonzero(model.decision_path(row)[0])
+    dot = tree_to_dot(model, highlight_path=path)
+    highlighted = re.findall(rf'^n(\d+) -> n(\d+) .*color="{HIGHLIGHT}"', dot, flags=re.M)
+    assert [(int(a), int(b)) for a, b in highlighted] == list(zip(path[:-1], path[1:], strict=True))
+    bordered = re.findall(rf'^n(\d+) \[label=.*color="{HIGHLIGHT}"', dot, flags=re.M)
+    assert [int(i) for i in bordered] == path.tolist()
+
+
+def test_depth_limit_folds_subtrees_into_a_more_box(iris):
+    model, _ = iris
+    tree = model.tree_
+    dot = tree_to_dot(model, max_depth=1)
+    assert len(node_ids(dot)) == int((tree.depth <= 1).sum())
+    hidden = tree.node_count - int((tree.depth <= 1).sum())
+    counts = [int(n) for n in re.findall(r"… (\d+) more nodes", dot)]
+    assert sum(counts) == hidden and len(counts) == 1
+
+
+def test_presentation_style_writes_larger_type_and_pens(iris):
+    model, _ = iris
+    normal, big = tree_to_dot(model), tree_to_dot(model, style=Style.presentation())
+    size = lambda dot: float(re.search(r'node \[.*fontsize="([\d.]+)"', dot).group(1))  # noqa: E731
+    # Sizes in pt; a browser shows 4/3 px per pt, so text shows at Style.font_size px.
+    assert size(big) * 4 / 3 == pytest.approx(24) and size(normal) * 4 / 3 == pytest.approx(14, abs=1)
+    assert 'POINT-SIZE="27"' in big  # the root's question, 1.5 × 24 px = 27 pt
+    assert 'text[font-size="18.00"] {font-size: 18px' in chart_css(Style.presentation())
+    pens = lambda dot: max(float(w) for w in re.findall(r'penwidth="([\d.]+)"', dot))  # noqa: E731
+    assert pens(big) > pens(normal)
+
+
+def test_missing_side_is_noted_only_for_features_with_missing_values(iris):
+    model, _ = iris
+    assert "or missing" in tree_to_dot(model)
+    assert "or missing" not in tree_to_dot(model, missing_features=[])
+
+
+def test_path_sentences_follow_the_aima_tree(restaurant):
+    model, data = restaurant
+    sentences = explain_path(model, data.X.iloc[1])
+    assert sentences[0].startswith("Patrons is Full, so go to the branch 'Full")
+    assert sentences[1].startswith("Hungry is Yes")
+    assert sentences[-1].startswith("Leaf reached: predict No")
+    assert len(sentences) == int(model.decision_path(data.X.iloc[[1]])[0].sum())
+
+
+def test_numeric_path_sentence_states_the_comparison(iris):
+    model, data = iris
+    row = data.X_test.iloc[0]
+    first = explain_path(model, row)[0]
+    sign = "≤" if row["petal_length"] <= 2.45 else ">"
+    assert first.startswith(f"petal_length is {row['petal_length']:.4g} {sign} 2.45")
+
+
+def test_regression_nodes_show_mean_and_squared_error():
+    data = Dataset(load_sample("friedman1"), "y")
+    model = DecisionTreeRegressor(max_depth=2).fit(data.X_train, data.y_train)
+    dot = tree_to_dot(model)
+    assert len(node_ids(dot)) == model.tree_.node_count
+    assert f"value = {model.tree_.value[0, 0]:.4g}" in dot and "MSE = " in dot
+    assert explain_path(model, data.X_test.iloc[0])[-1].startswith("Leaf reached: predict ")
+
+
+def test_default_display_depth_keeps_the_bottom_row_short(iris):
+    model, _ = iris
+    depth = default_display_depth(model.tree_, max_boxes=4)
+    dot = tree_to_dot(model, max_depth=depth)
+    bottom = re.search(r"\{rank=same; (.*);\}", dot).group(1).split("; ")
+    assert len(bottom) <= 4
+    assert node_title(model, 0) == "node 0 · depth 0 · petal_length ≤ 2.45"

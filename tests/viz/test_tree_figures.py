@@ -1,0 +1,120 @@
+"""Figures of the decision-tree page, checked on their data (no Streamlit, no browser)."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from engine.data import Dataset, load_sample
+from engine.inspection import split_candidates
+from engine.tree import DecisionTreeClassifier, DecisionTreeRegressor
+from engine.tree._prune import choose_ccp_alpha_cv
+from viz import tree_figures as tf
+from viz.style import PALETTE, Style
+
+
+@pytest.fixture(scope="module")
+def iris():
+    data = Dataset(load_sample("iris"), "species")
+    return DecisionTreeClassifier().fit(data.X_train, data.y_train), data
+
+
+def test_threshold_curve_has_one_line_per_criterion_and_marks_the_best(iris):
+    # Seed 002's 12 points: thresholds 4.5 (weak) and 5.5 (strong) by information gain.
+    X = pd.DataFrame({"x": np.arange(1.0, 13.0)})
+    table = split_candidates(None, X=X, y=[1, 0, 1, 0, 1, 0, 0, 0, 1, 0, 0, 0])
+    fig = tf.threshold_curve_figure(table, "x", "entropy")
+    assert [t.name for t in fig.data] == ["error decrease", "information gain (bits)", "Gini decrease"]
+    gain = fig.data[1]
+    assert list(gain.x) == pytest.approx(np.arange(1.5, 12.0, 1.0))
+    assert dict(zip(gain.x, gain.y, strict=True))[5.5] == pytest.approx(0.16859, abs=1e-5)
+    assert fig.layout.shapes[0].x0 == pytest.approx(float(gain.x[np.argmax(gain.y)]))
+    assert fig.layout.xaxis.title.text.startswith("threshold")
+
+
+def test_category_order_reproduces_the_sorted_shares():
+    data = Dataset(load_sample("restaurant"), "WillWait")
+    table = split_candidates(None, X=data.X, y=data.y)
+    order = tf.category_order_table(table, "Patrons")
+    assert order["category"].tolist() == ["None", "Full", "Some"]
+    assert order["share"].tolist() == pytest.approx([0.0, 2 / 6, 1.0])
+    assert order["count"].tolist() == [2, 6, 4]
+    fig = tf.category_order_figure(order, "Patrons", "Yes", 2)
+    assert list(fig.data[0].x) == ["None", "Full", "Some"]
+    assert fig.layout.shapes[0].x0 == pytest.approx(1.5)
+
+
+def test_impurity_curves_match_the_two_class_formulas():
+    curves = tf.impurity_curves(scaled_entropy=True)
+    p = curves["p"].to_numpy()
+    assert curves["gini"].to_numpy() == pytest.approx(2 * p * (1 - p))
+    assert curves["misclassification"].to_numpy() == pytest.approx(np.minimum(p, 1 - p))
+    half = curves.loc[np.isclose(p, 0.5)]
+    assert half[["gini", "entropy", "misclassification"]].to_numpy() == pytest.approx(0.5)
+    bits = tf.impurity_curves(scaled_entropy=False)
+    assert bits.loc[np.isclose(p, 0.5), "entropy"].item() == pytest.approx(1.0)
+    fig = tf.impurity_figure(curves, 0.25, style=Style.presentation())
+    assert len(fig.data) == 3 and fig.layout.shapes[0].x0 == 0.25
+    assert fig.layout.font.size >= 22
+
+
+def test_importances_and_confusion_matrix(iris):
+    model, data = iris
+    fig = tf.importance_figure(data.features, model.feature_importances_)
+    assert fig.data[0].y[-1] == data.features[int(np.argmax(model.feature_importances_))]
+    assert sum(fig.data[0].x) == pytest.approx(1.0)
+    matrix = np.array([[5, 1], [0, 4]])
+    heat = tf.confusion_figure(matrix, ["no", "yes"]).data[0]
+    assert heat.z.tolist() == matrix.tolist() and list(heat.x) == ["no", "yes"]
+
+
+def test_depth_curve_matches_refits_with_max_depth(iris):
+    model, data = iris
+    curve = tf.depth_curve(model, data.X_train, data.y_train, data.X_test, data.y_test)
+    assert curve["depth"].tolist() == list(range(model.get_depth() + 1))
+    assert curve["train"].iloc[-1] == pytest.approx(1 - model.score(data.X_train, data.y_train))
+    for depth in (1, 2):
+        refit = DecisionTreeClassifier(max_depth=depth).fit(data.X_train, data.y_train)
+        assert curve["test"].iloc[depth] == pytest.approx(1 - refit.score(data.X_test, data.y_test))
+        assert curve["n_leaves"].iloc[depth] == refit.get_n_leaves()
+    assert (np.diff(curve["train"]) <= 1e-12).all()
+    fig = tf.depth_curve_figure(curve, x="n_leaves", current=3)
+    assert len(fig.data) == 2 and fig.layout.xaxis.title.text == "number of leaves"
+
+
+def test_ccp_figure_marks_the_cross_validated_choice(iris):
+    _, data = iris
+    best, table = choose_ccp_alpha_cv(DecisionTreeClassifier(), data.X_train, data.y_train)
+    fig = tf.ccp_figure(table, best)
+    assert list(fig.data[0].x) == table["n_leaves"].tolist()
+    chosen = table.loc[np.isclose(table["alpha"], best)].iloc[0]
+    assert fig.data[1].x[0] == chosen["n_leaves"] and fig.data[1].y[0] == chosen["cv_error"]
+    assert fig.data[1].marker.symbol == "star"
+
+
+def test_decision_grid_and_boundary_points(iris):
+    _, data = iris
+    pair = ["petal_length", "petal_width"]
+    model = DecisionTreeClassifier(max_depth=2).fit(data.X_train[pair], data.y_train)
+    grid = tf.decision_grid(model, data.X_train[pair], resolution=40)
+    assert grid["z"].shape == (40, 40)
+    probe = pd.DataFrame({pair[0]: [grid["x"][0]], pair[1]: [grid["y"][0]]})
+    expected = list(model.classes_).index(model.predict(probe)[0])
+    assert grid["z"][0, 0] == expected
+    fig = tf.boundary_figure(grid, data.X_train[pair], data.y_train, data.X_test[pair],
+                             data.y_test, data.class_names)
+    assert len(fig.data) == 1 + 2 * 3  # regions + (train, test) per class
+    test_traces = [t for t in fig.data[1:] if t.name.endswith("(test)")]
+    assert all(t.marker.color == "rgba(0,0,0,0)" for t in test_traces)
+    assert sum(len(t.x) for t in test_traces) == len(data.y_test)
+    assert fig.data[1].marker.color == PALETTE[0]
+    assert fig.layout.xaxis.title.text == "petal_length"
+
+
+def test_regression_boundary_uses_a_continuous_scale():
+    data = Dataset(load_sample("friedman1"), "y")
+    pair = list(data.features[:2])
+    model = DecisionTreeRegressor(max_depth=3).fit(data.X_train[pair], data.y_train)
+    grid = tf.decision_grid(model, data.X_train[pair], resolution=20)
+    assert len(np.unique(grid["z"])) <= 8
+    fig = tf.boundary_figure(grid, data.X_train[pair], data.y_train, data.X_test[pair],
+                             data.y_test, None)
+    assert [t.name for t in fig.data[1:]] == ["train", "test"]

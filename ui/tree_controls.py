@@ -1,0 +1,247 @@
+"""Streamlit glue of the Decision Tree page: its controls and its cached computations.
+
+Every control's key starts with ``dt_`` and is bound to the URL query parameter of the
+same name, so a link reopens the same tree. Fitted models are cached by the dataset's
+content hash and the parameters (bounded caches: a classroom server's memory stays
+bounded); everything heavier than a diagram is cached too and computed only when its
+tab is open.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from engine.data import Dataset
+from engine.inspection import split_candidates
+from engine.tree import DecisionTreeClassifier, DecisionTreeRegressor
+from engine.tree._prune import choose_ccp_alpha_cv
+from viz import tree_figures as tf
+
+CLASSIFICATION_CRITERIA = ["gini", "entropy", "misclassification", "gain_ratio"]
+CHI2_LEVELS = ["off", "0.05", "0.01", "0.001"]
+
+HELP = {
+    "criterion": (
+        "Impurity I(t) of a node with class shares π_q. **gini**: 1 − Σ π_q² (CART). "
+        "**entropy**: −Σ π_q log₂ π_q (ID3). **misclassification**: 1 − max π_q. "
+        "**gain_ratio** (C4.5): Δ_H / SplitInfo with SplitInfo = −Σ_k (n_k/n) log₂(n_k/n). "
+        "The split chosen maximises Δ = I(t) − Σ_k (n_k/n) I(t_k)."),
+    "max_depth": "Nodes at this depth become leaves (the root has depth 0). Empty: no limit.",
+    "min_samples_leaf": "A split is a candidate only if every child keeps at least this many "
+                        "training rows: n_k ≥ min_samples_leaf.",
+    "min_samples_split": "A node with fewer training rows than this is not split: split only if "
+                         "n_t ≥ min_samples_split.",
+    "max_leaf_nodes": "Grow best-first: always split the leaf with the largest weighted "
+                      "decrease (n_t/N)·Δ, until there are this many leaves. Empty: no limit.",
+    "categorical_split": (
+        "**binary**: categories sorted by the share of class 1 (or by mean target), best "
+        "prefix goes left: x ∈ S. **multiway** (ID3): one branch per category, the "
+        "attribute is used up below."),
+    "ccp_alpha": "Cost-complexity pruning: keep the subtree T minimising "
+                 "R_α(T) = Σ_leaves (N_t/N)·I(t) + α·|leaves(T)|. 0: no pruning.",
+    "chi2": "χ² pruning (seed 002): a split whose children are leaves is removed unless "
+            "χ² = Σ_k Σ_q (n_kq − n̂_kq)²/n̂_kq with n̂_kq = n_q·n_k/n is significant at this "
+            "level (df = (K−1)(Q−1)).",
+    "all_rows": "Fit on every row, test rows too, to reproduce a textbook tree (AIMA's "
+                "restaurant tree uses all 12 examples). Test scores then measure nothing.",
+}
+
+
+def tree_features(dataset: Dataset) -> list[str]:
+    """Features a tree can split on: numeric and categorical (text columns are left out)."""
+    return [c for c in dataset.features if dataset.feature_kinds.get(c) != "text"]
+
+
+def controls(dataset: Dataset) -> dict:
+    """Draw the parameter controls; returns the estimator's keyword arguments."""
+    classify = dataset.task == "classification"
+    if classify:
+        criterion = st.selectbox("Criterion", CLASSIFICATION_CRITERIA, key="dt_criterion",
+                                 bind="query-params", help=HELP["criterion"])
+    else:
+        criterion = "squared_error"
+        st.caption("Criterion: squared error, I(t) = (1/n) Σ (y_i − ȳ_t)² (numeric target).")
+    params = {
+        "criterion": criterion,
+        "max_depth": st.number_input("Max depth", 1, 60, value=None, key="dt_max_depth",
+                                     placeholder="no limit", bind="query-params",
+                                     help=HELP["max_depth"]),
+        "min_samples_leaf": st.number_input("Min samples per leaf", 1, 10_000, 1,
+                                            key="dt_min_leaf", bind="query-params",
+                                            help=HELP["min_samples_leaf"]),
+        "min_samples_split": st.number_input("Min samples to split", 2, 10_000, 2,
+                                             key="dt_min_split", bind="query-params",
+                                             help=HELP["min_samples_split"]),
+        "max_leaf_nodes": st.number_input("Max leaves", 2, 10_000, value=None,
+                                          key="dt_max_leaves", placeholder="no limit",
+                                          bind="query-params", help=HELP["max_leaf_nodes"]),
+        "categorical_split": st.radio("Categorical splits", ["binary", "multiway"],
+                                      key="dt_cat_split", horizontal=True, bind="query-params",
+                                      help=HELP["categorical_split"]),
+        "ccp_alpha": st.number_input("Pruning α (cost-complexity)", 0.0, 10.0, 0.0,
+                                     step=0.001, format="%.4f", key="dt_ccp",
+                                     bind="query-params", help=HELP["ccp_alpha"]),
+    }
+    chi2 = st.selectbox("χ² pruning level", CHI2_LEVELS, key="dt_chi2", bind="query-params",
+                        help=HELP["chi2"], disabled=not classify)
+    params["chi2_alpha"] = float(chi2) if classify and chi2 != "off" else None
+    return params
+
+
+def training_rows(dataset: Dataset, all_rows: bool) -> tuple[pd.DataFrame, pd.Series]:
+    features = tree_features(dataset)
+    if all_rows:
+        return dataset.X[features], dataset.y
+    return dataset.X_train[features], dataset.y_train
+
+
+def _estimator(task: str, params: dict):
+    cls = DecisionTreeRegressor if task == "regression" else DecisionTreeClassifier
+    return cls(**params)
+
+
+@st.cache_resource(max_entries=32, show_spinner="Growing the tree…")
+def fit_tree(_dataset: Dataset, content_hash: str, params: tuple, all_rows: bool):
+    """The fitted tree; cached by (dataset hash, parameters). Raises ValueError."""
+    X, y = training_rows(_dataset, all_rows)
+    return _estimator(_dataset.task, dict(params)).fit(X, y)
+
+
+@st.cache_resource(max_entries=16, show_spinner="Fitting a tree on the two features…")
+def fit_pair(_dataset: Dataset, content_hash: str, params: tuple, pair: tuple[str, str]):
+    """A tree with the same parameters on just two columns (for the decision boundary)."""
+    return _estimator(_dataset.task, dict(params)).fit(_dataset.X_train[list(pair)],
+                                                      _dataset.y_train)
+
+
+@st.cache_data(max_entries=32, show_spinner="Scoring every candidate split…")
+def candidates(_model, _dataset: Dataset, content_hash: str, params: tuple, all_rows: bool,
+               node: int) -> pd.DataFrame:
+    X, y = training_rows(_dataset, all_rows)
+    return split_candidates(_model, node, X, y)
+
+
+@st.cache_data(max_entries=16, show_spinner="Cross-validating the pruning path (5 folds)…")
+def ccp_cv(_dataset: Dataset, content_hash: str, params: tuple, all_rows: bool):
+    """``choose_ccp_alpha_cv`` on the training rows: (best α, table)."""
+    X, y = training_rows(_dataset, all_rows)
+    template = _estimator(_dataset.task, {**dict(params), "ccp_alpha": 0.0, "chi2_alpha": None})
+    return choose_ccp_alpha_cv(template, X, y, cv=5, random_state=0)
+
+
+def stepper(max_step: int, key: str = "dt_step") -> int:
+    """Slider with ◀ ▶ buttons over depths 0..max_step; returns the chosen depth."""
+    if st.session_state.get(key) is None or st.session_state[key] > max_step:
+        st.session_state[key] = min(1, max_step)
+    back, slider, forward = st.columns([1, 10, 1], vertical_alignment="bottom")
+    back.button("◀", key=f"{key}_back", on_click=_move, args=(key, -1, max_step),
+                help="One level shallower", disabled=max_step == 0)
+    forward.button("▶", key=f"{key}_fwd", on_click=_move, args=(key, 1, max_step),
+                   help="Grow one more level", disabled=max_step == 0)
+    if max_step == 0:
+        slider.caption("The tree is a single leaf: there is nothing to grow.")
+        return 0
+    return slider.slider("Depth grown so far", 0, max_step, key=key, bind="query-params")
+
+
+def _move(key: str, delta: int, max_step: int) -> None:
+    st.session_state[key] = int(np.clip(st.session_state.get(key, 0) + delta, 0, max_step))
+
+
+SHOWN_COLUMNS = ["feature", "split", "threshold", "categories", "branch_counts", "missing_to",
+                 "errors", "error_decrease", "info_gain", "gain_ratio", "gini_decrease", "chi2",
+                 "chi2_p_value", "chosen"]
+
+
+def candidate_view(table: pd.DataFrame, criterion: str, categorical_split: str, style) -> None:
+    """The candidate table (winner highlighted) and the curve or the category order."""
+    # Only the kind of categorical split this tree may make competes for the node.
+    full = table
+    table = table[table["split"] != ("multiway" if categorical_split == "binary" else "subset")]
+    if table.empty:
+        st.info("No training rows reach this node, so there is nothing to split.")
+        return
+    score = tf.CRITERION_COLUMNS[criterion][0]
+    st.markdown(f"Every split the learner could make here, scored by every criterion. The tree "
+                f"({criterion}) took the highlighted row: the largest **{score}**.")
+    shown = table[SHOWN_COLUMNS].copy()
+    for column in ("categories", "branch_counts"):
+        shown[column] = shown[column].map(_as_text)
+    shown = shown.sort_values(score, ascending=False, kind="stable").reset_index(drop=True)
+    st.dataframe(shown.style.apply(_highlight, axis=1).format(precision=4), hide_index=True,
+                 height=320)
+    chosen = table[table["chosen"]]
+    feature = chosen["feature"].iloc[0] if len(chosen) else table["feature"].iloc[0]
+    names = list(dict.fromkeys(table["feature"]))
+    if st.session_state.get("dt_work_feature") not in names:
+        st.session_state.pop("dt_work_feature", None)  # another node or dataset: start afresh
+    feature = st.selectbox("Feature to look at", names, index=names.index(feature),
+                           key="dt_work_feature")
+    kind = table.loc[table["feature"] == feature, "kind"].iloc[0]
+    if kind == "numeric":
+        st.plotly_chart(tf.threshold_curve_figure(table, feature, criterion, style),
+                        width="stretch")
+        return
+    order = tf.category_order_table(full, feature)
+    subset = full[(full["feature"] == feature) & (full["split"] == "subset")]
+    best = int(subset[score].to_numpy().argmax()) + 1 if len(subset) else None
+    classes = full.attrs.get("classes", [])
+    focus = classes[1] if len(classes) == 2 else "the node's majority class"
+    st.plotly_chart(tf.category_order_figure(order, feature, str(focus), best, style),
+                    width="stretch")
+    st.caption("Sorted by that share, the best binary split is one of the cuts between "
+               "neighbours (seed 002), so k categories need k − 1 tries, not 2^(k−1) − 1.")
+
+
+def _as_text(value) -> str:
+    return "" if value is None else str(value)
+
+
+def _highlight(row: pd.Series) -> list[str]:
+    color = "background-color: #FFE8A3; font-weight: bold" if row["chosen"] else ""
+    return [color] * len(row)
+
+
+def complexity_view(model, dataset: Dataset, key: tuple, all_rows: bool, style) -> None:
+    """Error against depth and tree size, and the cross-validated pruning path."""
+    X_fit, y_fit = training_rows(dataset, all_rows)
+    features = tree_features(dataset)
+    curve = tf.depth_curve(model, X_fit, y_fit, dataset.X_test[features], dataset.y_test)
+    error_name = "misclassification rate" if dataset.task == "classification" else "mean squared error"
+    by_depth, by_leaves = st.columns(2)
+    by_depth.plotly_chart(tf.depth_curve_figure(curve, error_name=error_name, style=style,
+                                                current=model.tree_.max_depth), width="stretch")
+    by_leaves.plotly_chart(tf.depth_curve_figure(curve, x="n_leaves", error_name=error_name,
+                                                 style=style), width="stretch")
+    st.caption("The fitted tree cut at each depth: training error keeps falling, test error "
+               "stops falling (and may rise) once the tree fits noise.")
+    if st.toggle("Cross-validate the pruning path (5 folds; a few seconds on large data)",
+                 key="dt_run_cv", bind="query-params"):
+        best, table = ccp_cv(dataset, *key, all_rows)
+        st.plotly_chart(tf.ccp_figure(table, best, error_name=error_name, style=style),
+                        width="stretch")
+        st.markdown(f"Cross-validation chooses **α = {best:.5g}**: set *Pruning α* to it "
+                    "to see that tree.")
+
+
+def boundary_view(dataset: Dataset, key: tuple, style) -> None:
+    """A tree on two chosen numeric features: its axis-parallel regions and the points."""
+    numeric = [c for c in tree_features(dataset) if dataset.feature_kinds.get(c) == "numeric"]
+    if len(numeric) < 2:
+        st.info("The decision boundary needs two numeric features; this data has fewer.")
+        return
+    first, second = st.columns(2)
+    a = first.selectbox("x axis", numeric, index=0, key="dt_bx")
+    b = second.selectbox("y axis", [c for c in numeric if c != a], index=0, key="dt_by")
+    try:
+        model = fit_pair(dataset, key[0], key[1], (a, b))
+    except ValueError as error:
+        st.error(f"**No tree on these two features.** {error}")
+        return
+    grid = tf.decision_grid(model, dataset.X_train[[a, b]])
+    st.plotly_chart(tf.boundary_figure(grid, dataset.X_train[[a, b]], dataset.y_train,
+                                       dataset.X_test[[a, b]], dataset.y_test,
+                                       dataset.class_names, style), width="stretch")
+    st.caption("A tree refitted on just these two columns, same parameters. Filled points: "
+               "training rows; hollow: test rows. Every boundary is parallel to an axis.")

@@ -1,0 +1,289 @@
+"""Plotly figures of the decision-tree page: the working behind a split, impurity
+functions, results and complexity.
+
+Compute-then-draw: functions named ``*_curve`` / ``*_table`` compute small DataFrames
+from fitted models; functions named ``*_figure`` only draw.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from engine.tree._criteria import entropy, gini, misclassification
+
+from .style import Style
+
+#: Column of ``split_candidates`` per criterion and its label in the app.
+CRITERION_COLUMNS = {
+    "misclassification": ("error_decrease", "error decrease"),
+    "entropy": ("info_gain", "information gain (bits)"),
+    "gini": ("gini_decrease", "Gini decrease"),
+    "gain_ratio": ("gain_ratio", "gain ratio"),
+}
+
+
+def threshold_curve_figure(table: pd.DataFrame, feature: str, criterion: str,
+                           style: Style = Style()) -> go.Figure:
+    """Every criterion's gain against the threshold of one numeric feature (seed 002).
+
+    Parameters
+    ----------
+    table : DataFrame from ``engine.inspection.split_candidates``
+    feature : str
+        A numeric feature of ``table``; its ``threshold`` rows are drawn (the
+        "present vs missing" candidate, threshold +inf, is left out).
+    criterion : str
+        The tree's criterion: its curve is drawn thick and its best threshold marked.
+    """
+    rows = table[(table["feature"] == feature) & (table["split"] == "threshold")]
+    rows = rows[np.isfinite(rows["threshold"].astype(float))].sort_values("threshold")
+    fig = go.Figure()
+    for position, (name, (column, label)) in enumerate(CRITERION_COLUMNS.items()):
+        if name == "gain_ratio" and criterion != "gain_ratio":
+            continue
+        mine = name == criterion
+        fig.add_scatter(x=rows["threshold"], y=rows[column], name=label, mode="lines+markers",
+                        line=dict(width=style.line_width * (1.6 if mine else 0.7),
+                                  color=style.color(position)),
+                        marker=dict(size=style.marker_size * (0.8 if mine else 0.5)))
+    if len(rows) and criterion in CRITERION_COLUMNS:
+        column = CRITERION_COLUMNS[criterion][0]
+        best = rows.loc[rows[column].idxmax()]
+        fig.add_vline(x=float(best["threshold"]), line_dash="dash", line_color=style.text_color,
+                      annotation_text=f"best: {feature} ≤ {best['threshold']:.4g}")
+    fig.update_layout(xaxis_title=f"threshold t of {feature} ≤ t", yaxis_title="gain Δ",
+                      legend_title_text="criterion")
+    return style.apply(fig, title=f"Gain of every threshold on {feature}")
+
+
+def category_order_table(table: pd.DataFrame, feature: str) -> pd.DataFrame:
+    """The categories of ``feature`` in the order the binary split sorts them.
+
+    Reads the "subset" candidates of ``split_candidates`` (each adds one category to
+    the left side) and returns ``category``, ``count``, ``share`` (of the class the
+    order is by: class 1 for two classes, else the node's majority) and ``prefix``
+    (position of the cut after this category).
+    """
+    rows = table[(table["feature"] == feature) & (table["split"] == "subset")]
+    rows = rows.assign(size=rows["categories"].map(len)).sort_values("size")
+    if rows.empty:
+        return pd.DataFrame(columns=["category", "count", "share", "prefix"])
+    left = np.array([np.asarray(c, dtype=float) for c in rows["left_counts"]])
+    last_right = np.asarray(rows["right_counts"].iloc[-1], dtype=float)
+    per_category = np.vstack([left[:1], np.diff(left, axis=0), last_right[None]])
+    parent = per_category.sum(axis=0)
+    focus = 1 if len(parent) == 2 else int(np.argmax(parent))
+    longest = tuple(rows["categories"].iloc[-1])
+    order = list(longest) + [_last_category(table, feature, longest)]
+    totals = per_category.sum(axis=1)
+    return pd.DataFrame({
+        "category": [str(c) for c in order], "count": totals,
+        "share": per_category[:, focus] / np.where(totals > 0, totals, 1.0),
+        "prefix": np.arange(1, len(order) + 1),
+    })
+
+
+def _last_category(table: pd.DataFrame, feature: str, longest: tuple):
+    """The present category not in the longest prefix: the last of the order."""
+    multiway = table[(table["feature"] == feature) & (table["split"] == "multiway")]
+    if multiway.empty:
+        return "(rest)"
+    values, counts = multiway["categories"].iloc[0], multiway["branch_counts"].iloc[0]
+    rest = [v for v, c in zip(values, counts, strict=True) if sum(c) > 0 and v not in set(longest)]
+    return rest[0] if rest else "(rest)"
+
+
+def category_order_figure(order: pd.DataFrame, feature: str, class_name: str,
+                          best_prefix: int | None, style: Style = Style()) -> go.Figure:
+    """Bars: share of ``class_name`` per category, sorted; the best cut is a dashed line."""
+    fig = go.Figure(go.Bar(x=order["category"], y=order["share"], marker_color=style.color(1),
+                           text=[f"n={c:g}" for c in order["count"]], textposition="outside"))
+    if best_prefix is not None and 0 < best_prefix < len(order):
+        fig.add_vline(x=best_prefix - 0.5, line_dash="dash", line_color=style.text_color,
+                      annotation_text="best cut")
+    fig.update_layout(xaxis_title=f"{feature} (sorted by share)",
+                      yaxis_title=f"share of {class_name}")
+    fig.update_xaxes(type="category")
+    fig.update_yaxes(range=[0, 1.15], tickformat=".0%")
+    return style.apply(fig, title=f"Optimal binary split on {feature}: categories in order")
+
+
+def impurity_curves(p_marked: float | None = None, *, scaled_entropy: bool = True) -> pd.DataFrame:
+    """Gini, entropy and misclassification of a two-class node against p = share of class 1."""
+    p = np.linspace(0.0, 1.0, 201)
+    counts = np.stack([1 - p, p], axis=1)
+    h = entropy(counts) / (2.0 if scaled_entropy else 1.0)
+    return pd.DataFrame({"p": p, "gini": gini(counts), "entropy": h,
+                         "misclassification": misclassification(counts)})
+
+
+def impurity_figure(curves: pd.DataFrame, p_root: float | None, *, scaled_entropy: bool = True,
+                    style: Style = Style()) -> go.Figure:
+    """The three impurity functions (seed 004, Fig. 9.3 of ESL) with the root's p marked."""
+    fig = go.Figure()
+    labels = {"gini": "Gini 2p(1−p)",
+              "entropy": "entropy ÷ 2 (through (½, ½))" if scaled_entropy else "entropy (bits)",
+              "misclassification": "misclassification 1 − max(p, 1−p)"}
+    for position, column in enumerate(labels):
+        fig.add_scatter(x=curves["p"], y=curves[column], name=labels[column], mode="lines",
+                        line=dict(width=style.line_width, color=style.color(position)))
+    if p_root is not None:
+        fig.add_vline(x=p_root, line_dash="dash", line_color=style.text_color,
+                      annotation_text=f"root: p = {p_root:.2f}")
+    fig.update_layout(xaxis_title="p (share of the second class)", yaxis_title="impurity")
+    return style.apply(fig, title="Impurity of a two-class node")
+
+
+def importance_figure(names, importances, style: Style = Style(), top: int = 20) -> go.Figure:
+    """Horizontal bars of the largest feature importances, largest on top."""
+    order = np.argsort(importances)[::-1][:top][::-1]
+    fig = go.Figure(go.Bar(x=np.asarray(importances)[order], y=[str(names[i]) for i in order],
+                           orientation="h", marker_color=style.color(0)))
+    fig.update_layout(xaxis_title="importance (share of impurity decrease)",
+                      height=max(260, 60 + (style.font_size + 12) * len(order)))
+    fig.update_yaxes(type="category")
+    return style.apply(fig, title="Feature importances")
+
+
+def confusion_figure(matrix: np.ndarray, class_names, style: Style = Style()) -> go.Figure:
+    """Heatmap of a confusion matrix: rows true class, columns predicted, counts written in."""
+    labels = [str(c) for c in class_names]
+    fig = go.Figure(go.Heatmap(z=matrix, x=labels, y=labels, colorscale="Blues", showscale=False,
+                               text=matrix, texttemplate="%{text}",
+                               textfont=dict(size=style.font_size + 2)))
+    fig.update_layout(xaxis_title="predicted class", yaxis_title="true class",
+                      height=max(300, 120 + 50 * len(labels)))
+    fig.update_xaxes(type="category", side="bottom")
+    fig.update_yaxes(type="category", autorange="reversed")
+    return style.apply(fig, title="Confusion matrix (test rows)")
+
+
+def depth_curve(model, X_train, y_train, X_test, y_test) -> pd.DataFrame:
+    """Training and test error of the fitted tree cut at every depth.
+
+    Cutting a level-wise grown tree at depth d gives the tree ``max_depth=d`` would
+    grow, so one fit serves every depth. Error is the misclassification rate for a
+    classifier, the mean squared error for a regressor.
+    """
+    tree = model.tree_
+    encoded = [model.encoder_.transform(X) for X in (X_train, X_test)]
+    rows = []
+    for depth in range(tree.max_depth + 1):
+        cut = np.flatnonzero((tree.depth == depth) & (tree.children_left >= 0))
+        sub = tree.collapse(cut)
+        train, test = (_error(model, sub.value[sub.apply(X)], y)
+                       for X, y in zip(encoded, (y_train, y_test), strict=True))
+        rows.append({"depth": depth, "n_leaves": sub.n_leaves, "train": train, "test": test})
+    return pd.DataFrame(rows)
+
+
+def _error(model, value: np.ndarray, y) -> float:
+    y = np.asarray(y)
+    if getattr(model, "_estimator_type", None) == "classifier":
+        best = value.shape[1] - 1 - np.argmax(value[:, ::-1], axis=1)
+        return float(np.mean(model.classes_[best] != y)) if len(y) else float("nan")
+    return float(np.mean((y.astype(float) - value[:, 0]) ** 2)) if len(y) else float("nan")
+
+
+def depth_curve_figure(curve: pd.DataFrame, *, x: str = "depth", error_name: str = "error",
+                       current: int | None = None, style: Style = Style()) -> go.Figure:
+    """Training and test error against depth (or number of leaves)."""
+    fig = go.Figure()
+    for position, split in enumerate(("train", "test")):
+        fig.add_scatter(x=curve[x], y=curve[split], name=f"{split}ing error" if split == "train"
+                        else "test error", mode="lines+markers",
+                        line=dict(width=style.line_width, color=style.color(position)),
+                        marker=dict(size=style.marker_size))
+    if current is not None:
+        fig.add_vline(x=current, line_dash="dot", line_color=style.text_color,
+                      annotation_text="this tree")
+    fig.update_layout(xaxis_title="depth" if x == "depth" else "number of leaves",
+                      yaxis_title=error_name)
+    return style.apply(fig, title=f"Error against {'depth' if x == 'depth' else 'tree size'}")
+
+
+def ccp_figure(table: pd.DataFrame, best_alpha: float, *, error_name: str = "error",
+               style: Style = Style()) -> go.Figure:
+    """Cross-validated error of every subtree of the pruning path against its size.
+
+    ``table`` is the second result of ``choose_ccp_alpha_cv``; the chosen subtree is
+    marked with a star (seed 004: the tree chosen by cross-validation).
+    """
+    fig = go.Figure(go.Scatter(
+        x=table["n_leaves"], y=table["cv_error"], mode="lines+markers", name="CV error",
+        error_y=dict(type="data", array=table["cv_error_std"], visible=True),
+        line=dict(width=style.line_width, color=style.color(0)),
+        marker=dict(size=style.marker_size), customdata=table["alpha"],
+        hovertemplate="leaves %{x}<br>CV error %{y:.4f}<br>α = %{customdata:.5f}<extra></extra>"))
+    best = table.loc[np.isclose(table["alpha"], best_alpha)].iloc[0]
+    fig.add_scatter(x=[best["n_leaves"]], y=[best["cv_error"]], mode="markers",
+                    name=f"chosen: α = {best_alpha:.4g}, {int(best['n_leaves'])} leaves",
+                    marker=dict(symbol="star", size=style.marker_size * 2.2, color=style.color(5)))
+    fig.update_layout(xaxis_title="number of leaves (subtrees of the pruning path)",
+                      yaxis_title=f"cross-validated {error_name}")
+    fig.update_xaxes(type="log")
+    return style.apply(fig, title="Cost-complexity pruning: cross-validated error")
+
+
+def decision_grid(model, X: pd.DataFrame, resolution: int = 150) -> dict:
+    """Predictions of a tree fitted on the two columns of ``X`` over a grid of their range.
+
+    Returns ``x``, ``y`` (grid coordinates, shape (resolution,)), and ``z`` (shape
+    (resolution, resolution)): class index for a classifier, prediction for a regressor.
+    """
+    a, b = (X.iloc[:, i].astype(float) for i in (0, 1))
+    xs, ys = (_span(v, resolution) for v in (a, b))
+    gx, gy = np.meshgrid(xs, ys)
+    grid = pd.DataFrame({X.columns[0]: gx.ravel(), X.columns[1]: gy.ravel()})
+    if getattr(model, "_estimator_type", None) == "classifier":
+        z = np.argmax(model.predict_proba(grid)[:, ::-1], axis=1)
+        z = len(model.classes_) - 1 - z
+    else:
+        z = model.predict(grid)
+    return {"x": xs, "y": ys, "z": z.reshape(gx.shape).astype(float)}
+
+
+def _span(values: pd.Series, n: int) -> np.ndarray:
+    lo, hi = np.nanmin(values), np.nanmax(values)
+    pad = 0.05 * (hi - lo) if hi > lo else 0.5
+    return np.linspace(lo - pad, hi + pad, n)
+
+
+def boundary_figure(grid: dict, train: pd.DataFrame, y_train, test: pd.DataFrame, y_test,
+                    class_names, style: Style = Style()) -> go.Figure:
+    """Axis-parallel regions of a two-feature tree, training points filled, test hollow."""
+    fig = go.Figure()
+    if class_names is not None:
+        k = len(class_names)
+        scale = [[q / k + e / k, style.color(q)] for q in range(k) for e in (0.0, 1.0)]
+        fig.add_heatmap(x=grid["x"], y=grid["y"], z=grid["z"] + 0.5, zmin=0, zmax=k,
+                        colorscale=_stepped(scale), opacity=0.3, showscale=False, hoverinfo="skip")
+        for q, name in enumerate(class_names):
+            for part, frame, labels, hollow in (("train", train, y_train, False),
+                                                ("test", test, y_test, True)):
+                mask = np.asarray(labels).astype(str) == str(name)
+                fig.add_scatter(x=frame.iloc[mask, 0], y=frame.iloc[mask, 1], mode="markers",
+                                name=f"{name} ({part})", marker=_marker(style, q, hollow))
+    else:
+        fig.add_heatmap(x=grid["x"], y=grid["y"], z=grid["z"], colorscale="Viridis",
+                        opacity=0.6, colorbar=dict(title="prediction"))
+        for part, frame, hollow in (("train", train, False), ("test", test, True)):
+            fig.add_scatter(x=frame.iloc[:, 0], y=frame.iloc[:, 1], mode="markers", name=part,
+                            marker=_marker(style, 0, hollow))
+    fig.update_layout(xaxis_title=str(train.columns[0]), yaxis_title=str(train.columns[1]),
+                      height=560)
+    return style.apply(fig, title="Decision regions of a tree on two features")
+
+
+def _stepped(scale: list) -> list:
+    """Plotly colorscale with hard steps (z = class index + 0.5 maps into its band)."""
+    return [[min(max(v, 0.0), 1.0), c] for v, c in scale]
+
+
+def _marker(style: Style, q: int, hollow: bool) -> dict:
+    color = style.color(q)
+    if hollow:
+        return dict(size=style.marker_size, color="rgba(0,0,0,0)",
+                    line=dict(color=color, width=max(1.5, style.line_width * 0.8)))
+    return dict(size=style.marker_size, color=color, line=dict(color="white", width=0.5))
