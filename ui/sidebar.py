@@ -17,6 +17,7 @@ html, body, [data-testid="stAppViewContainer"] { font-size: 22px; }
 [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li { font-size: 22px; }
 h1 { font-size: 2.6rem !important; } h2 { font-size: 2.0rem !important; }
 [data-testid="stWidgetLabel"] p { font-size: 20px !important; }
+[data-testid="stMetricValue"], [data-testid="stMetricValue"] p { font-size: 2.4rem !important; }
 </style>
 """
 
