@@ -11,6 +11,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -56,3 +57,15 @@ def read_data_fixture() -> Callable[..., pd.DataFrame]:
         return pd.read_csv(data_path(name), **read_csv_kwargs)
 
     return read
+
+
+@pytest.fixture
+def raise_on_float_errors():
+    """Overflow, 0/0 and x/0 fail the test instead of slipping through as inf or NaN.
+
+    Underflow stays silent: a midpoint of subnormal values rounding towards 0 is IEEE's
+    gradual underflow working as intended, not an error. Opt in with
+    ``pytestmark = pytest.mark.usefixtures("raise_on_float_errors")``.
+    """
+    with np.errstate(all="raise", under="ignore"):
+        yield

@@ -131,3 +131,11 @@ def screenshot(page, name: str) -> Path:
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+def upload(page, name: str, content: bytes) -> None:
+    """Upload ``content`` as file ``name`` on the Data page and wait until it is in use."""
+    page.locator('input[type="file"]').set_input_files(
+        {"name": name, "mimeType": "text/csv", "buffer": content})
+    page.get_by_text(name).first.wait_for(timeout=30_000)
+    wait_for_app(page)

@@ -1,7 +1,7 @@
 """Every page in a real browser; an upload nobody here wrote shows its schema and balance."""
 import pytest
 
-from .conftest import exceptions, screenshot, wait_for_app
+from .conftest import exceptions, screenshot, upload, wait_for_app
 
 pytestmark = pytest.mark.e2e
 
@@ -42,10 +42,7 @@ def test_upload_semicolon_decimal_comma_file(page, app_url):
     page.set_viewport_size({"width": 1024, "height": 768})
     page.goto(app_url)
     wait_for_app(page)
-    page.locator('input[type="file"]').set_input_files(
-        {"name": "fruit.csv", "mimeType": "text/csv", "buffer": SEMICOLON_FILE})
-    page.get_by_text("fruit.csv").first.wait_for(timeout=30_000)
-    wait_for_app(page)
+    upload(page, "fruit.csv", SEMICOLON_FILE)
     screenshot(page, "upload-fruit-1024")
     assert exceptions(page) == []
     page.wait_for_selector(".js-plotly-plot", timeout=30_000)

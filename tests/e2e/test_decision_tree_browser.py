@@ -1,7 +1,7 @@
 """The Decision Tree page in a real browser: the diagram's SVG, the path, an upload, speed."""
 import pytest
 
-from .conftest import exceptions, screenshot, wait_for_app
+from .conftest import exceptions, screenshot, upload, wait_for_app
 
 pytestmark = pytest.mark.e2e
 
@@ -26,10 +26,7 @@ UPLOAD = (
 
 
 def open_tree_page(page, app_url, query: str) -> None:
-    # The root first: it declares the st.navigation pages for this server.
-    page.goto(f"{app_url}/?{query}")
-    wait_for_app(page)
-    page.goto(f"{app_url}/decision_tree?{query}")
+    page.goto(f"{app_url}/decision_tree?{query}")  # a shared link, opened directly
     wait_for_app(page)
     page.wait_for_selector(f"{CHART} g.node", timeout=30_000)
 
@@ -66,10 +63,7 @@ def test_iris_diagram_and_every_tab_without_exception(page, app_url):
 def test_uploaded_csv_with_categories_and_missing_values(page, app_url):
     page.goto(app_url)
     wait_for_app(page)
-    page.locator('input[type="file"]').set_input_files(
-        {"name": "shapes.csv", "mimeType": "text/csv", "buffer": UPLOAD})
-    page.get_by_text("shapes.csv").first.wait_for(timeout=30_000)
-    wait_for_app(page)
+    upload(page, "shapes.csv", UPLOAD)
     page.get_by_role("link", name="Decision Tree").click()
     wait_for_app(page)
     page.wait_for_selector(f"{CHART} g.node", timeout=30_000)

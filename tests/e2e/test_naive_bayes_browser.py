@@ -3,18 +3,14 @@ import re
 
 import pytest
 
-from .conftest import exceptions, screenshot, wait_for_app
+from .conftest import exceptions, screenshot, upload, wait_for_app
 from .test_browser import SEMICOLON_FILE
 
 pytestmark = pytest.mark.e2e
 
 
 def open_page(page, app_url: str, query: str) -> None:
-    # Open the app's root first: on a server that has not yet run app.py, Streamlit
-    # serves a deep link /naive_bayes from the legacy pages/ folder without the sidebar.
-    page.goto(app_url)
-    wait_for_app(page)
-    page.goto(f"{app_url}/naive_bayes?{query}")
+    page.goto(f"{app_url}/naive_bayes?{query}")  # a shared link, opened directly
     wait_for_app(page)
 
 
@@ -48,10 +44,7 @@ def test_an_uploaded_file_with_mixed_columns_and_missing_values(page, app_url):
     """Numbers with gaps, categories with '?', a text column: one MixedNB over all of them."""
     page.goto(app_url)
     wait_for_app(page)
-    page.locator('input[type="file"]').set_input_files(
-        {"name": "fruit.csv", "mimeType": "text/csv", "buffer": SEMICOLON_FILE})
-    page.get_by_text("fruit.csv").first.wait_for(timeout=30_000)
-    wait_for_app(page)
+    upload(page, "fruit.csv", SEMICOLON_FILE)
     page.get_by_role("link", name="Naive Bayes").click()
     page.get_by_role("heading", name="Naive Bayes").wait_for(timeout=30_000)
     wait_for_app(page)

@@ -33,15 +33,7 @@ SEEDS = [0, 1, 2]
 CRITERIA = ["gini", "entropy"]
 
 
-@pytest.fixture(autouse=True)
-def _raise_on_float_errors():
-    """Overflow, 0/0 and x/0 fail the test instead of slipping through as inf or NaN.
-
-    Underflow stays silent: a midpoint of subnormal values rounding towards 0 is IEEE's
-    gradual underflow working as intended, not an error.
-    """
-    with np.errstate(all="raise", under="ignore"):
-        yield
+pytestmark = pytest.mark.usefixtures("raise_on_float_errors")
 
 
 # --------------------------------------------------------------------------- data
