@@ -1,0 +1,85 @@
+"""One step control for every sequence the app shows: tree depth, boosting round, trees so far.
+
+A slider, ◀ ▶ buttons and a play button. The stepped view is drawn inside a fragment, so
+moving one step reruns that view only, not the whole page; while playing, the fragment
+reruns itself every ``interval`` seconds and advances one step, stopping at the end. The
+step is bound to the URL query parameter named ``key``, so a link reopens the same step.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import streamlit as st
+
+
+def stepped(draw: Callable[[int], None], *, first: int, last: int, key: str, label: str,
+            default: int | None = None, interval: float = 1.2) -> None:
+    """Draw the step control and ``draw(step)`` below it.
+
+    Parameters
+    ----------
+    draw : callable taking the step (an int in ``first..last``) and drawing the view.
+    first, last : the range of steps, both included.
+    key : session-state key and URL query parameter of the step (e.g. ``"ab_round"``).
+    label : the slider's label, e.g. ``"Round t"``.
+    default : the step shown first (``first`` when omitted).
+    interval : seconds between two steps while playing.
+    """
+    playing_key = f"{key}_playing"
+    _clamp(key, first, last, first if default is None else default)
+    playing = bool(st.session_state.get(playing_key)) and last > first
+
+    @st.fragment(run_every=interval if playing else None)
+    def view() -> None:
+        if st.session_state.get(playing_key):
+            _advance(key, playing_key, last)
+        step = _controls(key, playing_key, first, last, label)
+        draw(step)
+
+    view()
+
+
+def _clamp(key: str, first: int, last: int, default: int) -> None:
+    value = st.session_state.get(key)
+    if value is None:
+        value = _from_url(key, default)
+    st.session_state[key] = int(min(max(value, first), last))
+
+
+def _from_url(key: str, default: int) -> int:
+    # A hand-edited link may hold anything: a number is clamped, anything else ignored.
+    try:
+        return int(st.query_params.get(key, default))
+    except (TypeError, ValueError):
+        return default
+
+
+def _advance(key: str, playing_key: str, last: int) -> None:
+    if st.session_state[key] >= last:
+        st.session_state[playing_key] = False
+        st.rerun(scope="app")  # back to a page that no longer reruns itself
+    st.session_state[key] += 1
+
+
+def _controls(key: str, playing_key: str, first: int, last: int, label: str) -> int:
+    if last <= first:
+        st.caption(f"{label}: {first} (there is only one step).")
+        return first
+    play, back, slider, forward = st.columns([2, 1, 12, 1], vertical_alignment="bottom")
+    playing = bool(st.session_state.get(playing_key))
+    if play.button("Pause" if playing else "Play", key=f"{key}_play",
+                   icon=":material/pause:" if playing else ":material/play_arrow:",
+                   help="Step through automatically, one step every second or so."):
+        if not playing and st.session_state[key] >= last:
+            st.session_state[key] = first  # play from the start once the end is reached
+        st.session_state[playing_key] = not playing
+        st.rerun(scope="app")
+    back.button("◀", key=f"{key}_back", on_click=_move, args=(key, -1, first, last),
+                help="One step back", disabled=playing)
+    forward.button("▶", key=f"{key}_fwd", on_click=_move, args=(key, 1, first, last),
+                   help="One step forward", disabled=playing)
+    return slider.slider(label, first, last, key=key, bind="query-params", disabled=playing)
+
+
+def _move(key: str, delta: int, first: int, last: int) -> None:
+    st.session_state[key] = int(min(max(st.session_state.get(key, first) + delta, first), last))
