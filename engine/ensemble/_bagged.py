@@ -75,13 +75,16 @@ class BaseBagged(BaseEstimator):
 
     _is_classifier = True
 
-    def fit(self, X, y, sample_weight=None):
-        """Fit ``n_estimators`` members on bootstrap samples of (X, y)."""
+    def fit(self, X, y, sample_weight=None, *, progress=None):
+        """Fit ``n_estimators`` members on bootstrap samples of (X, y).
+
+        ``progress(done, total)``, if given, is called as members finish.
+        """
         data = self._training_data(X, y, sample_weight)
         seeds = draw_seeds(self.random_state, self.n_estimators)
         tasks = [(self._member(int(tree_seed)), data, int(boot_seed))
                  for boot_seed, tree_seed in seeds]
-        fitted = run_parallel(_fit_member, tasks, self.n_jobs)
+        fitted = run_parallel(_fit_member, tasks, self.n_jobs, progress)
         self.estimators_ = [member for member, _ in fitted]
         self.inbag_counts_ = np.stack([c for _, c in fitted]).astype(count_dtype(data.n_draw))
         self.estimators_samples_ = [np.flatnonzero(c) for c in self.inbag_counts_]

@@ -91,19 +91,32 @@ def resolve_max_features(max_features, n_features: int) -> int:
     )
 
 
-def run_parallel(function, tasks: list, n_jobs: int | None) -> list:
+def run_parallel(function, tasks: list, n_jobs: int | None, progress=None) -> list:
     """``[function(*task) for task in tasks]``, on ``n_jobs`` threads via joblib.
+
+    ``progress(done, total)``, if given, is called after each finished task (the app
+    draws its progress bar from it).
 
     Threads, not processes: measured on this 2-core machine (bench/bench_forest.py),
     processes spend more on shipping each fitted tree and the data than they save,
     and the tree builder's large numpy operations release the GIL. Results come back
     in task order, so the outcome never depends on ``n_jobs``.
     """
+    report = progress or (lambda done, total: None)
     if n_jobs in (None, 1) or len(tasks) <= 1:
-        return [function(*task) for task in tasks]
+        results = []
+        for task in tasks:
+            results.append(function(*task))
+            report(len(results), len(tasks))
+        return results
     from joblib import Parallel, delayed  # only needed for parallel fits
 
-    return Parallel(n_jobs=n_jobs, prefer=PARALLEL_PREFER)(delayed(function)(*t) for t in tasks)
+    run = Parallel(n_jobs=n_jobs, prefer=PARALLEL_PREFER, return_as="generator")
+    results = []
+    for result in run(delayed(function)(*t) for t in tasks):  # arrives in task order
+        results.append(result)
+        report(len(results), len(tasks))
+    return results
 
 
 @dataclass

@@ -87,10 +87,13 @@ class _BaseForest(BaseBagged):
     def _max_samples_param(self):
         return self.max_samples
 
-    def fit(self, X, y, sample_weight=None):
-        """Grow ``n_estimators`` trees on bootstrap samples of X (n_samples, n_features), y."""
+    def fit(self, X, y, sample_weight=None, *, progress=None):
+        """Grow ``n_estimators`` trees on bootstrap samples of X (n_samples, n_features), y.
+
+        ``progress(done, total)``, if given, is called as trees finish.
+        """
         self.max_features_ = resolve_max_features(self.max_features, _n_columns(X))
-        return super().fit(X, y, sample_weight)
+        return super().fit(X, y, sample_weight, progress=progress)
 
     def _member(self, tree_seed: int):
         return self._tree_class(

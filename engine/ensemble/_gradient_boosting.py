@@ -35,8 +35,11 @@ def raw_importances(tree) -> np.ndarray:
 class _BaseGradientBoosting(BaseEstimator):
     """Fitting and staged prediction shared by the classifier and the regressor."""
 
-    def fit(self, X, y, sample_weight=None):
-        """Fit ``n_estimators`` rounds on ``X`` (n_samples, n_features), ``y`` (n_samples,)."""
+    def fit(self, X, y, sample_weight=None, *, progress=None):
+        """Fit ``n_estimators`` rounds on ``X`` (n_samples, n_features), ``y`` (n_samples,).
+
+        ``progress(done, total)``, if given, is called after every round.
+        """
         self._validate_params()
         self.encoder_ = FeatureEncoder().fit(X)
         X_enc = self.encoder_.transform(X)
@@ -53,7 +56,7 @@ class _BaseGradientBoosting(BaseEstimator):
         S = np.tile(self.init_, (X_enc.shape[0], 1))
         binned = BinnedX.from_encoded(X_enc) if self._fast(X_enc) else None
         self._cache = {}  # the root's cut geometry, shared by the rounds
-        self._boost(X, X_enc, binned, target, w, S)
+        self._boost(X, X_enc, binned, target, w, S, progress)
         del self._cache
         return self
 
@@ -73,7 +76,7 @@ class _BaseGradientBoosting(BaseEstimator):
         return (self.max_leaf_nodes is None and self.max_depth is not None
                 and can_bin(self.encoder_, X_enc))
 
-    def _boost(self, X, X_enc, binned, target, w, S) -> None:
+    def _boost(self, X, X_enc, binned, target, w, S, progress=None) -> None:
         n, K = S.shape
         rng = check_random_state(self.random_state)
         n_inbag = max(1, int(self.subsample * n))
@@ -99,6 +102,8 @@ class _BaseGradientBoosting(BaseEstimator):
             self.train_score_[t] = self.loss_(target[rows], S[rows], w[rows])
             if len(oob):
                 self.oob_improvement_[t] = before - self.loss_(target[oob], S[oob], w[oob])
+            if progress is not None:
+                progress(t + 1, self.n_estimators)
 
     def _tree_params(self) -> dict:
         return dict(max_depth=self.max_depth, min_samples_split=self.min_samples_split,

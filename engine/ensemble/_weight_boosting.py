@@ -112,8 +112,12 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         self.learning_rate = learning_rate
         self.random_state = random_state
 
-    def fit(self, X, y, sample_weight=None):
-        """Boost on ``X`` (n_samples, n_features) and ``y`` (n_samples,)."""
+    def fit(self, X, y, sample_weight=None, *, progress=None):
+        """Boost on ``X`` (n_samples, n_features) and ``y`` (n_samples,).
+
+        ``progress(done, total)``, if given, is called before every round with the
+        number of rounds done so far.
+        """
         if int(self.n_estimators) < 1 or self.learning_rate <= 0:
             raise ValueError("n_estimators must be >= 1 and learning_rate > 0.")
         self.encoder_ = FeatureEncoder().fit(X)
@@ -125,13 +129,15 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         self.feature_names_in_ = self.encoder_.feature_names_in_
         alpha = check_sample_weight(sample_weight, X_enc.shape[0])
         fit_round = self._round_fitter(X, X_enc, codes)
-        self._boost(fit_round, X_enc, codes, alpha / alpha.sum())
+        self._boost(fit_round, X_enc, codes, alpha / alpha.sum(), progress)
         return self
 
-    def _boost(self, fit_round, X_enc, codes, alpha) -> None:
-        K = self.n_classes_
+    def _boost(self, fit_round, X_enc, codes, alpha, progress=None) -> None:
+        K, T = self.n_classes_, int(self.n_estimators)
         estimators, weights, errors, history = [], [], [], []
-        for _ in range(int(self.n_estimators)):
+        for t in range(T):
+            if progress is not None:
+                progress(t, T)
             learner, pred = fit_round(alpha)
             miss = pred != codes
             error = float(np.sum(alpha[miss]) / np.sum(alpha))  # (8.23)
