@@ -18,10 +18,11 @@ how counts are gathered, never which thresholds exist: the tree is the same for 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
-from ._splitter import Candidates, keep_valid, missing_only_candidates, score_binary
+from ._splitter import Candidates, _select, keep_valid, missing_only_candidates, score_binary
 
 
 @dataclass
@@ -65,6 +66,15 @@ class PreparedFeatures:
     n_bins: np.ndarray
     bin_values: np.ndarray
     bin_start: np.ndarray
+
+    @cached_property
+    def by_row(self) -> np.ndarray:
+        """(n_samples, n_features): the matrix row by row, missing values as +inf.
+
+        One contiguous gather of it per level tells which features vary in each node,
+        which a forest's random feature draw needs. Built on first use.
+        """
+        return np.where(np.isnan(self.values.T), np.inf, self.values.T)
 
     @property
     def n_features(self) -> int:
@@ -128,79 +138,102 @@ def _distinct_codes(column: np.ndarray, order: np.ndarray, max_bins: int | None)
     return codes, ranked[new_value]
 
 
-def histogram_candidates(crit, level, prep, coded, min_leaf) -> Candidates:
+def histogram_candidates(crit, level, prep, coded, min_leaf, allowed=None) -> Candidates:
     """Candidates ``x <= t`` of few-valued numeric features from (node, value) histograms.
 
-    ``coded`` selects entries of ``prep.coded``. Each (feature, node) owns a run of
-    ``n_bins + 1`` slots (the last for missing values); one ``np.bincount`` per
-    statistic fills all of them. Only occupied slots are kept (plus every run's
+    ``coded`` selects entries of ``prep.coded``. Each (feature, node) pair searched is
+    a *run* of ``n_bins + 1`` slots (the last for missing values); one ``np.bincount``
+    per statistic fills all of them. Only occupied slots are kept (plus every run's
     missing slot, which closes the run); cumulative sums along them give every cut.
-    Returned ``feature`` indexes ``prep.numeric``.
+    ``allowed`` (m, len(coded)), if given, limits the runs to the (node, feature) pairs
+    drawn for a forest. Returned ``feature`` indexes ``prep.numeric``.
     """
     m, n_stats = level.n_nodes, crit.stats.shape[1]
-    hist, f_idx, slot_node, slot_bin, missing_slot = _slot_histogram(crit, level, prep, coded)
-    nan = hist[missing_slot]                       # (n_coded * m, n_stats), feature-major
+    runs = _histogram_runs(level, prep, coded, allowed)
+    hist, slot_run, slot_bin, missing_slot = _slot_histogram(crit, level, prep, coded, runs)
+    nan = hist[missing_slot]                       # (n_runs, n_stats), one per run
     hist[missing_slot] = 0.0
     cum = np.cumsum(hist, axis=0)
-    run_end = np.flatnonzero(missing_slot)         # one per (feature, node) run
+    run_end = np.flatnonzero(missing_slot)
     before = np.concatenate([np.zeros((1, n_stats)), cum[run_end[:-1]]])
     present_tot = cum[run_end] - before
     cut = np.flatnonzero(~missing_slot[:-1] & ~missing_slot[1:])  # next slot: same run, a value
-    segment = f_idx[cut] * m + slot_node[cut]
-    node = slot_node[cut]
-    left = cum[cut] - before[segment]
+    run = slot_run[cut]
+    node, f_pos = runs.node[run], runs.feature[run]
+    left = cum[cut] - before[run]
     has_nan = bool((nan[:, -1] > 0).any())
     gain, score, missing = score_binary(
-        crit, level, node, left, present_tot[segment] - left,
-        nan[segment] if has_nan else None, min_leaf,
+        crit, level, node, left, present_tot[run] - left, nan[run] if has_nan else None, min_leaf,
     )
-    offset = prep.bin_start[coded][f_idx[cut]]
+    offset = prep.bin_start[coded][f_pos]
     lo, hi = prep.bin_values[offset + slot_bin[cut]], prep.bin_values[offset + slot_bin[cut + 1]]
     threshold = lo / 2.0 + hi / 2.0
     threshold = np.where(threshold >= hi, lo, threshold)
-    feature = prep.coded[coded][f_idx[cut]]
+    feature = prep.coded[coded][f_pos]
     cands = Candidates(node, feature, score, gain, slot_bin[cut], threshold, missing)
     if has_nan:
         shape = (len(coded), m, n_stats)
-        extra = missing_only_candidates(crit, level, present_tot.reshape(shape), nan.reshape(shape), min_leaf)
+        full_present, full_nan = np.zeros(shape), np.zeros(shape)
+        full_present[runs.feature, runs.node] = present_tot
+        full_nan[runs.feature, runs.node] = nan
+        extra = missing_only_candidates(crit, level, full_present, full_nan, min_leaf)
         extra.feature = prep.coded[coded][extra.feature]
         cands = Candidates.concat([cands, extra])
     return keep_valid(cands)
 
 
-def _slot_histogram(crit, level, prep, coded):
-    """Statistics of the occupied (feature, node, value) slots and of every missing slot.
+@dataclass
+class _HistogramRuns:
+    """The (feature, node) pairs searched, feature-major, and where their slots start."""
+
+    feature: np.ndarray   # (n_runs,) position in ``coded``
+    node: np.ndarray      # (n_runs,)
+    width: np.ndarray     # (n_runs,) n_bins + 1
+    start: np.ndarray     # (n_runs,) first slot
+    index: np.ndarray     # (len(coded), m) run of each pair, -1 if not searched
+
+    @property
+    def n_slots(self) -> int:
+        return int(self.start[-1] + self.width[-1]) if len(self.start) else 0
+
+
+def _histogram_runs(level, prep, coded, allowed) -> _HistogramRuns:
+    m = level.n_nodes
+    pairs = np.ones((len(coded), m), dtype=bool) if allowed is None else allowed.T
+    feature, node = np.nonzero(pairs)
+    width = prep.n_bins[coded][feature] + 1
+    index = np.full(pairs.shape, -1, dtype=np.intp)
+    index[feature, node] = np.arange(len(feature))
+    return _HistogramRuns(feature, node, width, np.cumsum(width) - width, index)
+
+
+def _slot_histogram(crit, level, prep, coded, runs: _HistogramRuns):
+    """Statistics of the occupied slots and of every run's missing slot.
 
     Returns the kept slots' statistics (k, n_stats) in slot order and, per kept slot,
-    its feature position, node, value code and whether it is the missing slot.
+    its run, value code and whether it is the run's missing slot.
     """
-    width = prep.n_bins[coded] + 1
-    size = level.n_nodes * width
-    feature_start = np.cumsum(size) - size
-    codes = prep.codes[level.rows]
-    if len(coded) < codes.shape[1]:
-        codes = codes[:, coded]
-    key = (feature_start[None, :] + width[None, :] * level.node[:, None]) + codes
-    key = key.ravel()  # row-major: (row, feature)
-    keep = np.bincount(key, minlength=int(size.sum())) > 0
-    run_start = (feature_start[:, None] + width[:, None] * np.arange(level.n_nodes)).ravel()
-    missing_at = run_start + np.repeat(width - 1, level.n_nodes)
+    run = runs.index[:, level.node].T                       # (r, n_coded): run of each pair
+    searched = run >= 0
+    row_pos, f_pos = np.nonzero(searched)
+    run = run[searched]
+    rows = level.rows[row_pos]
+    key = runs.start[run] + prep.codes[rows, coded[f_pos]]
+    keep = np.bincount(key, minlength=runs.n_slots) > 0
+    missing_at = runs.start + runs.width - 1
     keep[missing_at] = True
     kept = np.flatnonzero(keep)
-    compact = np.cumsum(keep) - 1               # slot -> position among the kept slots
-    kept_key = compact[key]
+    kept_key = (np.cumsum(keep) - 1)[key]                   # slot -> position among kept
     hist = np.empty((len(kept), crit.stats.shape[1]))
     if getattr(crit, "unit_weight", False):  # class counts: one unweighted bincount
         k = crit.n_classes
-        key = kept_key * k + np.repeat(crit.codes[level.rows], len(coded))
-        hist[:, :-1] = np.bincount(key, minlength=len(kept) * k).reshape(len(kept), k)
+        counts = np.bincount(kept_key * k + crit.codes[rows], minlength=len(kept) * k)
+        hist[:, :-1] = counts.reshape(len(kept), k)
         hist[:, -1] = hist[:, :-1].sum(axis=1)
     else:
         for s, column in enumerate(crit.stats_t):
-            weights = np.repeat(column[level.rows], len(coded))
-            hist[:, s] = np.bincount(kept_key, weights=weights, minlength=len(kept))
+            hist[:, s] = np.bincount(kept_key, weights=column[rows], minlength=len(kept))
         hist[:, -1] = np.bincount(kept_key, minlength=len(kept))
-    f_idx = np.searchsorted(feature_start, kept, side="right") - 1
-    local = kept - feature_start[f_idx]
-    slot_bin = local % width[f_idx]
-    return hist, f_idx, local // width[f_idx], slot_bin, slot_bin == width[f_idx] - 1
+    slot_run = np.searchsorted(runs.start, kept, side="right") - 1
+    slot_bin = kept - runs.start[slot_run]
+    return hist, slot_run, slot_bin, slot_bin == runs.width[slot_run] - 1

@@ -23,6 +23,7 @@ from ._splitter import (
     binary_category_candidates,
     category_histogram,
     choose_splits,
+    draw_features,
     multiway_candidates,
     numeric_candidates,
 )
@@ -166,8 +167,11 @@ def _split_level(prep, crit, record, totals, open_, rows, node, order, used, par
         rows=rows, node=node, totals=totals[open_ids], impurity=record.impurity[open_ids],
         min_gain=_min_gain(crit, record.impurity[open_ids]), used=used[open_ids],
     )
-    cands, orders = _all_candidates(prep, crit, level, order, params)
-    chosen = choose_splits(cands, level, prep.n_features, params.max_features, params.rng)
+    allowed = None
+    if params.max_features is not None and params.max_features < prep.n_features:
+        allowed = draw_features(prep.by_row, level, params.max_features, params.rng)
+    cands, orders = _all_candidates(prep, crit, level, order, params, allowed)
+    chosen = choose_splits(cands, level, allowed)
     gain = np.where(chosen >= 0, np.append(cands.gain, 0.0)[chosen], 0.0)
     improvement = crit.weight(level.totals) / total_weight * gain
     chosen[improvement + _EPS < params.min_impurity_decrease] = -1
@@ -199,11 +203,14 @@ def _min_gain(crit, impurity: np.ndarray) -> np.ndarray:
     return GAIN_EPSILON * impurity
 
 
-def _all_candidates(prep, crit, level, order, params):
+def _all_candidates(prep, crit, level, order, params, allowed=None):
+    """Every candidate of the level; with ``allowed`` (m, n_features) only those pairs."""
     parts, orders = [], {}
     if len(prep.numeric):
-        parts += _numeric_parts(prep, crit, level, order, params.min_samples_leaf)
+        parts += _numeric_parts(prep, crit, level, order, params.min_samples_leaf, allowed)
     for j in prep.categorical:
+        if allowed is not None and not allowed[:, j].any():
+            continue
         n_cat = int(prep.n_categories[j])
         x = prep.values[j, level.rows]
         codes = np.where(np.isnan(x), n_cat, x).astype(np.intp)
@@ -223,20 +230,25 @@ def _all_candidates(prep, crit, level, order, params):
 HISTOGRAM_SLOTS_PER_ROW = 4.0
 
 
-def _numeric_parts(prep, crit, level, order, min_leaf) -> list[Candidates]:
+def _numeric_parts(prep, crit, level, order, min_leaf, allowed=None) -> list[Candidates]:
     """Numeric candidates: histogram counting where cheap, presorted sums elsewhere."""
+    numeric_allowed = None if allowed is None else allowed[:, prep.numeric]
     slots = level.n_nodes * (prep.n_bins + 1)
     by_histogram = slots <= HISTOGRAM_SLOTS_PER_ROW * len(level.rows)
     sorted_ = np.setdiff1d(np.arange(len(prep.numeric)), prep.coded[by_histogram])
     parts = []
     if by_histogram.any():
-        part = histogram_candidates(crit, level, prep, np.flatnonzero(by_histogram), min_leaf)
+        coded = np.flatnonzero(by_histogram)
+        coded_allowed = None if allowed is None else numeric_allowed[:, prep.coded[coded]]
+        part = histogram_candidates(crit, level, prep, coded, min_leaf, coded_allowed)
         part.feature = prep.numeric[part.feature]
         parts.append(part)
     if len(sorted_):
         every = len(sorted_) == len(prep.numeric)  # then no copies of the big arrays
         values = prep.numeric_values if every else prep.numeric_values[sorted_]
-        part = numeric_candidates(crit, level, values, order if every else order[sorted_], min_leaf)
+        chunk_allowed = None if allowed is None else numeric_allowed[:, sorted_]
+        part = numeric_candidates(crit, level, values, order if every else order[sorted_], min_leaf,
+                                  chunk_allowed)
         part.feature = prep.numeric[sorted_[part.feature]]
         parts.append(part)
     return parts

@@ -44,6 +44,9 @@ class Candidates:
     @staticmethod
     def concat(parts: list[Candidates]) -> Candidates:
         names = Candidates.__dataclass_fields__
+        if not parts:  # no feature could be scored at this level
+            empty = np.zeros(0, dtype=np.intp)
+            return Candidates(empty, empty, np.zeros(0), np.zeros(0), empty, np.zeros(0), empty)
         return Candidates(**{k: np.concatenate([getattr(p, k) for p in parts]) for k in names})
 
 
@@ -101,131 +104,162 @@ FILTER_SHARE = 0.3
 CHUNK_ELEMENTS = 4_000_000
 
 
-def numeric_candidates(crit, level, values, order, min_leaf) -> Candidates:
+def numeric_candidates(crit, level, values, order, min_leaf, allowed=None) -> Candidates:
     """Candidates ``x <= t`` of all numeric features, a chunk of features at a time.
 
     ``values`` (n_numeric, n_samples) are the numeric columns; ``order``
     (n_numeric, r) the active rows of each feature sorted by value, missing last.
+    ``allowed`` (m, n_numeric), if given, says which features each node may split on
+    (a forest's random draw): the rows of other (feature, node) pairs are not touched.
     Returned ``feature`` indexes the rows of ``values``.
     """
-    m = level.n_nodes
-    counts = np.bincount(level.node, minlength=m)
-    geometry = (counts, np.concatenate([[0], np.cumsum(counts)[:-1]]), np.repeat(np.arange(m), counts))
     node_of_row = np.empty(values.shape[1], dtype=np.intp)
     node_of_row[level.rows] = level.node
     step = max(1, CHUNK_ELEMENTS // max(1, order.shape[1] * crit.stats.shape[1]))
     parts = []
     for lo in range(0, len(values), step):
+        chunk = None if allowed is None else allowed[:, lo:lo + step]
         part = _numeric_chunk(crit, level, values[lo:lo + step], order[lo:lo + step],
-                              node_of_row, geometry, min_leaf)
+                              node_of_row, chunk, min_leaf)
         part.feature += lo
         parts.append(part)
     return Candidates.concat(parts)
 
 
-def _numeric_chunk(crit, level, values, order, node_of_row, geometry, min_leaf) -> Candidates:
-    counts, starts, pos_node = geometry
-    m, n_f, width = level.n_nodes, len(values), order.shape[1]
+@dataclass
+class _Runs:
+    """A chunk's rows laid out flat: one run per (feature, node), values ascending inside
+    a run and missing values last. Position ``i`` holds ``row[i]`` of feature ``f[i]``."""
+
+    row: np.ndarray     # (L,)
+    f: np.ndarray       # (L,) feature within the chunk
+    group: np.ndarray   # (L,) run id f * m + node
+    start: np.ndarray   # (G,) first position of each run
+    count: np.ndarray   # (G,) rows in each run
+
+
+def _runs(level, order, node_of_row, allowed) -> _Runs:
+    m, (n_f, width) = level.n_nodes, order.shape
     # A stable sort by node keeps each node's rows in value order (radix sort for int16).
     if m == 1:
         sorted_rows = order
     else:
         key = node_of_row[order].astype(np.int16 if m < 2**15 else np.int32)
         sorted_rows = np.take_along_axis(order, np.argsort(key, axis=1, kind="stable"), axis=1)
-    v = np.take_along_axis(values, sorted_rows, axis=1)
-    codes = crit.codes[sorted_rows] if hasattr(crit, "codes") else None
+    group = node_of_row[sorted_rows] + (np.arange(n_f) * m)[:, None]
+    if allowed is None:
+        row, group = sorted_rows.ravel(), group.ravel()
+    else:
+        keep = allowed[node_of_row[sorted_rows], np.arange(n_f)[:, None]]
+        row, group = sorted_rows[keep], group[keep]
+    count = np.bincount(group, minlength=n_f * m)
+    return _Runs(row, group // m, group, np.cumsum(count) - count, count)
+
+
+def _numeric_chunk(crit, level, values, order, node_of_row, allowed, min_leaf) -> Candidates:
+    m, n_f = level.n_nodes, len(values)
+    runs = _runs(level, order, node_of_row, allowed)
+    v = values[runs.f, runs.row]
+    codes = crit.codes[runs.row] if hasattr(crit, "codes") else None
     missing_v = np.isnan(v)
-    any_missing = bool(missing_v.any())
-    n_present = (np.add.reduceat(~missing_v, starts, axis=1) if any_missing
-                 else np.broadcast_to(counts, (n_f, m)))
-    same_node = pos_node[:-1] == pos_node[1:]
-    cut = same_node[None] & ~missing_v[:, 1:] & (v[:, 1:] != v[:, :-1])
-    n_missing = counts[None] - n_present
+    n_present = runs.count - np.bincount(runs.group[missing_v], minlength=len(runs.count))
+    same_run = runs.group[:-1] == runs.group[1:]
+    cut = same_run & ~missing_v[1:] & (v[1:] != v[:-1])
     # Filtering pays where most positions are cuts (few ties); with many ties it costs
     # more than scoring the few cuts there are.
     if BOUNDARY_POINTS_ONLY and crit.concave and np.count_nonzero(cut) > FILTER_SHARE * cut.size:
-        limits = _leaf_limits(cut, starts, n_present, n_missing, min_leaf)
-        cut &= _class_changes(codes, v, same_node, cut) | limits
-    f_idx, pos = np.nonzero(cut)
-    node = pos_node[pos]
-    # Sums of each statistic along the sorted rows; the row count is the position itself.
-    flat = f_idx * width + pos
-    last = (np.arange(n_f) * width)[:, None] + starts[None] + n_present - 1
-    left = np.empty((len(pos), crit.stats.shape[1]))
-    present_tot = np.empty((n_f, m, crit.stats.shape[1]))
-    left[:, -1] = pos - starts[node] + 1
-    present_tot[..., -1] = n_present
-    sums = _running_sums(crit, sorted_rows, codes)
-    for s, cum in enumerate(sums):
-        before = np.where(starts > 0, cum.reshape(n_f, width)[:, starts - 1], 0)
-        left[:, s] = cum[flat] - before[f_idx, node]
-        present_tot[..., s] = np.where(n_present > 0, cum[np.maximum(last, 0)] - before, 0)
+        limits = _leaf_limits(cut, runs.start, n_present, runs.count - n_present, min_leaf)
+        cut &= _class_changes(codes, v, same_run, cut) | limits
+    pos = np.flatnonzero(cut)
+    group = runs.group[pos]
+    node, f_idx = group % m, runs.f[pos]
+    # Sums of each statistic along the runs; the row count is the position itself.
+    n_stats = crit.stats.shape[1]
+    left = np.empty((len(pos), n_stats))
+    present_tot = np.empty((len(runs.count), n_stats))
+    left[:, -1] = pos - runs.start[group] + 1
+    present_tot[:, -1] = n_present
+    sums = _running_sums(crit, runs.row, codes)
+    for s, cum in enumerate(sums):  # cum[i]: sum over the first i positions
+        before = cum[runs.start]
+        left[:, s] = cum[pos + 1] - before[group]
+        present_tot[:, s] = cum[runs.start + n_present] - before
     if len(sums) < len(crit.stats_t):  # unit weights: the last class is the rest
         left[:, -2] = left[:, -1] - left[:, :-2].sum(axis=1)
-        present_tot[..., -2] = present_tot[..., -1] - present_tot[..., :-2].sum(axis=-1)
+        present_tot[:, -2] = present_tot[:, -1] - present_tot[:, :-2].sum(axis=-1)
+    present_tot = present_tot.reshape(n_f, m, n_stats)
     nan_tot = level.totals[None] - present_tot
     right = present_tot[f_idx, node] - left
+    any_missing = bool(missing_v.any())
     nan = nan_tot[f_idx, node] if any_missing else None
     gain, score, missing = score_binary(crit, level, node, left, right, nan, min_leaf)
-    lo, hi = v[f_idx, pos], v[f_idx, pos + 1]
+    lo, hi = v[pos], v[pos + 1]
     threshold = lo / 2.0 + hi / 2.0
     threshold = np.where(threshold >= hi, lo, threshold)  # rounding must not swallow hi
-    cands = Candidates(node, f_idx, score, gain, pos - starts[node], threshold, missing)
+    cands = Candidates(node, f_idx, score, gain, pos - runs.start[group], threshold, missing)
     if any_missing:
-        cands = Candidates.concat([cands, missing_only_candidates(crit, level, present_tot, nan_tot, min_leaf)])
+        extra = missing_only_candidates(crit, level, present_tot, nan_tot, min_leaf)
+        if allowed is not None:
+            extra = _select(extra, allowed[extra.node, extra.feature])
+        cands = Candidates.concat([cands, extra])
     return keep_valid(cands)
 
 
-def _running_sums(crit, sorted_rows, codes) -> list[np.ndarray]:
-    """Cumulative sums of the statistics along the sorted rows, each flattened.
+def _running_sums(crit, rows, codes) -> list[np.ndarray]:
+    """Cumulative sums of the statistics along the runs' rows (1-D, all runs in a row,
+    with a leading 0).
 
     With unit weights these are cumulative counts of the class codes, one class short:
     the caller gets the last class as the row count minus the others.
     """
     if not getattr(crit, "unit_weight", False):
-        return [np.cumsum(column[sorted_rows], axis=1).ravel() for column in crit.stats_t]
-    return [np.cumsum(codes == q, axis=1).ravel() for q in range(crit.n_classes - 1)]
+        return [_cumsum0(column[rows]) for column in crit.stats_t]
+    return [_cumsum0(codes == q) for q in range(crit.n_classes - 1)]
 
 
-def _class_changes(codes, v, same_node, cut) -> np.ndarray:
-    """Cuts (n_features, r - 1) between value groups that are not both of one same class."""
-    tied = same_node[None] & (v[:, 1:] == v[:, :-1])
+def _cumsum0(x: np.ndarray) -> np.ndarray:
+    """Cumulative sum with a leading 0: ``out[i]`` is the sum of ``x[:i]``."""
+    out = np.zeros(len(x) + 1, dtype=np.float64 if x.dtype.kind == "f" else np.int64)
+    np.cumsum(x, out=out[1:])
+    return out
+
+
+def _class_changes(codes, v, same_run, cut) -> np.ndarray:
+    """Cuts (L - 1,) between value groups that are not both of one same class."""
+    tied = same_run & (v[1:] == v[:-1])
     if not tied.any():  # every value group is one row
-        return codes[:, 1:] != codes[:, :-1]
-    new_group = np.ones(v.shape, dtype=bool)
-    new_group[:, 1:] = ~tied
-    flat = new_group.ravel()
-    group_start = np.flatnonzero(flat)
-    group = (np.cumsum(flat) - 1).reshape(v.shape)
-    low = np.minimum.reduceat(codes.ravel(), group_start)
-    high = np.maximum.reduceat(codes.ravel(), group_start)
+        return codes[1:] != codes[:-1]
+    new_group = np.ones(len(v), dtype=bool)
+    new_group[1:] = ~tied
+    group_start = np.flatnonzero(new_group)
+    group = np.cumsum(new_group) - 1
+    low = np.minimum.reduceat(codes, group_start)
+    high = np.maximum.reduceat(codes, group_start)
     group_class = np.where(low == high, low, -1)
-    before, after = group_class[group[:, :-1]], group_class[group[:, 1:]]
+    before, after = group_class[group[:-1]], group_class[group[1:]]
     return (before < 0) | (before != after)
 
 
 def _leaf_limits(cut, starts, n_present, n_missing, min_leaf) -> np.ndarray:
-    """The first and last cuts allowed by ``min_samples_leaf`` in each (feature, node).
+    """The first and last cuts allowed by ``min_samples_leaf`` in each run.
 
     Where the leaf-size limit falls inside a run of one class, the best cut of that run
     may be the limit itself, so it stays a candidate.
     """
     limits = np.zeros(cut.shape, dtype=bool)
-    if min_leaf <= 1:
+    if min_leaf <= 1 or cut.size == 0:
         return limits
-    n_f, width = cut.shape
-    flat = cut.ravel()
-    index = np.arange(flat.size)
-    next_cut = np.minimum.accumulate(np.where(flat, index, flat.size)[::-1])[::-1]
-    prev_cut = np.maximum.accumulate(np.where(flat, index, -1))
-    row0 = (np.arange(n_f) * width)[:, None]
-    first_ok, last_ok = row0 + starts[None], row0 + starts[None] + n_present - 2
+    size = cut.size
+    index = np.arange(size)
+    next_cut = np.minimum.accumulate(np.where(cut, index, size)[::-1])[::-1]
+    prev_cut = np.maximum.accumulate(np.where(cut, index, -1))
+    first_ok, last_ok = starts, starts + n_present - 2
     for need in (min_leaf, np.maximum(min_leaf - n_missing, 1)):
-        lo = np.clip(row0 + starts[None] + need - 1, 0, flat.size - 1)
-        hi = np.clip(row0 + starts[None] + n_present - need - 1, 0, flat.size - 1)
-        for q, ok in ((next_cut[lo], (next_cut[lo] <= last_ok)), (prev_cut[hi], prev_cut[hi] >= first_ok)):
-            ok &= (q >= 0) & (q < flat.size)
-            limits.ravel()[q[ok]] = True
+        lo = np.clip(starts + need - 1, 0, size - 1)
+        hi = np.clip(starts + n_present - need - 1, 0, size - 1)
+        for q, ok in ((next_cut[lo], next_cut[lo] <= last_ok), (prev_cut[hi], prev_cut[hi] >= first_ok)):
+            ok &= (q >= 0) & (q < size) & (n_present > 0)
+            limits[q[ok]] = True
     return limits
 
 
@@ -243,8 +277,11 @@ def missing_only_candidates(crit, level, present_tot, nan_tot, min_leaf) -> Cand
 
 
 def keep_valid(cands: Candidates) -> Candidates:
-    keep = np.isfinite(cands.score)
-    return Candidates(**{k: getattr(cands, k)[keep] for k in Candidates.__dataclass_fields__})
+    return _select(cands, np.isfinite(cands.score))
+
+
+def _select(cands: Candidates, mask: np.ndarray) -> Candidates:
+    return Candidates(**{k: getattr(cands, k)[mask] for k in Candidates.__dataclass_fields__})
 
 
 def category_histogram(crit, level, codes: np.ndarray, n_categories: int) -> np.ndarray:
@@ -313,17 +350,18 @@ def multiway_candidates(crit, level, hist, min_leaf) -> Candidates:
     return keep_valid(cands)
 
 
-def choose_splits(cands: Candidates, level: Level, n_features: int, max_features, rng):
+def choose_splits(cands: Candidates, level: Level, allowed: np.ndarray | None = None):
     """Index into ``cands`` of the split chosen for each node (-1: none).
 
-    Tie rule: among candidates whose score is within a relative 1e-12 of the node's
-    best, the lowest feature index wins, then the lowest rank (threshold / prefix).
+    ``allowed`` (m, n_features), if given, limits each node to the features drawn for
+    it (see :func:`draw_features`). Tie rule: among candidates whose score is within a
+    relative 1e-12 of the node's best, the lowest feature index wins, then the lowest
+    rank (threshold / prefix).
     """
     m = level.n_nodes
-    if max_features is not None and max_features < n_features:
-        allowed = _draw_features(cands, m, n_features, max_features, rng)
+    if allowed is not None:
         keep = allowed[cands.node, cands.feature]
-        cands = Candidates(**{k: getattr(cands, k)[keep] for k in Candidates.__dataclass_fields__})
+        cands = _select(cands, keep)
         index = np.flatnonzero(keep)
     else:
         index = np.arange(len(cands.node))
@@ -340,14 +378,28 @@ def choose_splits(cands: Candidates, level: Level, n_features: int, max_features
     return chosen
 
 
-def _draw_features(cands: Candidates, m: int, n_features: int, k: int, rng) -> np.ndarray:
-    """Per node, ``k`` features drawn at random among those with a valid split.
+def draw_features(by_row: np.ndarray, level: Level, k: int, rng) -> np.ndarray:
+    """Per node, ``k`` features drawn at random among those not constant in the node.
 
-    Like scikit-learn, features that cannot split the node do not use up the draw.
+    ``by_row`` (n_samples, n_features) is the encoded matrix with missing values as +inf
+    (see :class:`._binning.PreparedFeatures`). Returns a boolean (m, n_features). Like
+    scikit-learn, a feature constant in the node (or used up by a multiway split above)
+    does not use up the draw. Drawing happens before any split is scored, so only the
+    drawn features' candidates are computed at all.
     """
-    splittable = np.zeros((m, n_features), dtype=bool)
-    splittable[cands.node, cands.feature] = True
-    priority = rng.random((m, n_features))
+    splittable = _varies(by_row, level) & ~level.used
+    priority = rng.random(splittable.shape)
     priority[~splittable] = np.inf
     rank = np.argsort(np.argsort(priority, axis=1, kind="stable"), axis=1, kind="stable")
     return (rank < k) & splittable
+
+
+def _varies(by_row: np.ndarray, level: Level) -> np.ndarray:
+    """(m, n_features): does the feature take two values in the node (missing is a value)?"""
+    counts = np.bincount(level.node, minlength=level.n_nodes)
+    filled = np.flatnonzero(counts > 0)
+    starts = (np.cumsum(counts) - counts)[filled]
+    x = by_row[level.rows[np.argsort(level.node, kind="stable")]]  # rows grouped by node
+    out = np.zeros((level.n_nodes, by_row.shape[1]), dtype=bool)
+    out[filled] = np.maximum.reduceat(x, starts, axis=0) > np.minimum.reduceat(x, starts, axis=0)
+    return out

