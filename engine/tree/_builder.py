@@ -235,7 +235,9 @@ def _numeric_parts(prep, crit, level, order, min_leaf, allowed=None) -> list[Can
     numeric_allowed = None if allowed is None else allowed[:, prep.numeric]
     slots = level.n_nodes * (prep.n_bins + 1)
     by_histogram = slots <= HISTOGRAM_SLOTS_PER_ROW * len(level.rows)
-    sorted_ = np.setdiff1d(np.arange(len(prep.numeric)), prep.coded[by_histogram])
+    by_sorting = np.ones(len(prep.numeric), dtype=bool)
+    by_sorting[prep.coded[by_histogram]] = False
+    sorted_ = np.flatnonzero(by_sorting)
     parts = []
     if by_histogram.any():
         coded = np.flatnonzero(by_histogram)
@@ -265,7 +267,7 @@ def _describe_splits(record, at, cands, chosen, split_local, orders, prep):
     record.feature[at] = feature
     record.threshold[at] = np.where(categorical, np.nan, cands.threshold[chosen])
     record.missing[at] = cands.missing[chosen]
-    multiway = categorical & ~np.isin(feature, list(orders))
+    multiway = categorical & ~np.isin(feature, list(orders)) if categorical.any() else categorical
     record.kind[at] = np.where(multiway, CATEGORICAL_MULTIWAY,
                                np.where(categorical, CATEGORICAL_BINARY, NUMERIC))
     record.n_children[at] = np.where(multiway, prep.n_categories[feature], 2)

@@ -94,6 +94,8 @@ def score_binary(crit, level, node, left, right, nan, min_leaf):
     return np.where(go_left, gain_l, gain_r), np.where(go_left, score_l, score_r), missing
 
 
+#: Rank of the 'missing vs present' candidate: after every threshold of its feature.
+_LAST_RANK = np.iinfo(np.intp).max
 #: Evaluate only cuts where the class changes (plus min_samples_leaf limits); exact for
 #: concave impurities (seed 002: only splits between examples of different classes can
 #: be optimal). Switched off only by tests that check this claim.
@@ -272,7 +274,7 @@ def missing_only_candidates(crit, level, present_tot, nan_tot, min_leaf) -> Cand
         level.min_gain[node],
     )
     n = len(node)
-    rank = np.full(n, np.iinfo(np.intp).max)
+    rank = np.full(n, _LAST_RANK)
     return Candidates(node, f_idx, score, gain, rank, np.full(n, np.inf), np.ones(n, np.intp))
 
 
