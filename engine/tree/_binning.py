@@ -190,7 +190,7 @@ class _HistogramRuns:
     node: np.ndarray      # (n_runs,)
     width: np.ndarray     # (n_runs,) n_bins + 1
     start: np.ndarray     # (n_runs,) first slot
-    index: np.ndarray     # (len(coded), m) run of each pair, -1 if not searched
+    pair_start: np.ndarray  # (len(coded), m) first slot of each pair's run, -1 if not searched
 
     @property
     def n_slots(self) -> int:
@@ -202,9 +202,10 @@ def _histogram_runs(level, prep, coded, allowed) -> _HistogramRuns:
     pairs = np.ones((len(coded), m), dtype=bool) if allowed is None else allowed.T
     feature, node = np.nonzero(pairs)
     width = prep.n_bins[coded][feature] + 1
-    index = np.full(pairs.shape, -1, dtype=np.intp)
-    index[feature, node] = np.arange(len(feature))
-    return _HistogramRuns(feature, node, width, np.cumsum(width) - width, index)
+    start = np.cumsum(width) - width
+    pair_start = np.full(pairs.shape, -1, dtype=np.intp)
+    pair_start[feature, node] = start
+    return _HistogramRuns(feature, node, width, start, pair_start)
 
 
 def _slot_histogram(crit, level, prep, coded, runs: _HistogramRuns):
@@ -213,12 +214,22 @@ def _slot_histogram(crit, level, prep, coded, runs: _HistogramRuns):
     Returns the kept slots' statistics (k, n_stats) in slot order and, per kept slot,
     its run, value code and whether it is the run's missing slot.
     """
-    run = runs.index[:, level.node].T                       # (r, n_coded): run of each pair
-    searched = run >= 0
-    row_pos, f_pos = np.nonzero(searched)
-    run = run[searched]
-    rows = level.rows[row_pos]
-    key = runs.start[run] + prep.codes[rows, coded[f_pos]]
+    first_slot = runs.pair_start.T[level.node]              # (r, n_coded)
+    codes = prep.codes[level.rows]
+    if len(coded) < codes.shape[1]:
+        codes = codes[:, coded]
+    if len(runs.start) == runs.pair_start.size:  # every pair searched
+        key = (first_slot + codes).ravel()
+
+        def per_pair(a):  # a row statistic, repeated for each of the row's pairs
+            return np.repeat(a[level.rows], len(coded))
+    else:  # only the (row, feature) pairs whose node drew the feature
+        searched = first_slot >= 0
+        key = (first_slot + codes)[searched]
+        rows = np.broadcast_to(level.rows[:, None], first_slot.shape)[searched]
+
+        def per_pair(a):
+            return a[rows]
     keep = np.bincount(key, minlength=runs.n_slots) > 0
     missing_at = runs.start + runs.width - 1
     keep[missing_at] = True
@@ -227,12 +238,12 @@ def _slot_histogram(crit, level, prep, coded, runs: _HistogramRuns):
     hist = np.empty((len(kept), crit.stats.shape[1]))
     if getattr(crit, "unit_weight", False):  # class counts: one unweighted bincount
         k = crit.n_classes
-        counts = np.bincount(kept_key * k + crit.codes[rows], minlength=len(kept) * k)
+        counts = np.bincount(kept_key * k + per_pair(crit.codes), minlength=len(kept) * k)
         hist[:, :-1] = counts.reshape(len(kept), k)
         hist[:, -1] = hist[:, :-1].sum(axis=1)
     else:
         for s, column in enumerate(crit.stats_t):
-            hist[:, s] = np.bincount(kept_key, weights=column[rows], minlength=len(kept))
+            hist[:, s] = np.bincount(kept_key, weights=per_pair(column), minlength=len(kept))
         hist[:, -1] = np.bincount(kept_key, minlength=len(kept))
     slot_run = np.searchsorted(runs.start, kept, side="right") - 1
     slot_bin = kept - runs.start[slot_run]

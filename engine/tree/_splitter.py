@@ -131,16 +131,17 @@ def numeric_candidates(crit, level, values, order, min_leaf, allowed=None) -> Ca
 @dataclass
 class _Runs:
     """A chunk's rows laid out flat: one run per (feature, node), values ascending inside
-    a run and missing values last. Position ``i`` holds ``row[i]`` of feature ``f[i]``."""
+    a run and missing values last. Position ``i`` holds row ``row[i]``, whose value of
+    feature ``group[i] // m`` is ``v[i]``."""
 
     row: np.ndarray     # (L,)
-    f: np.ndarray       # (L,) feature within the chunk
-    group: np.ndarray   # (L,) run id f * m + node
+    v: np.ndarray       # (L,)
+    group: np.ndarray   # (L,) run id: feature * m + node
     start: np.ndarray   # (G,) first position of each run
     count: np.ndarray   # (G,) rows in each run
 
 
-def _runs(level, order, node_of_row, allowed) -> _Runs:
+def _runs(level, values, order, node_of_row, allowed) -> _Runs:
     m, (n_f, width) = level.n_nodes, order.shape
     # A stable sort by node keeps each node's rows in value order (radix sort for int16).
     if m == 1:
@@ -148,23 +149,30 @@ def _runs(level, order, node_of_row, allowed) -> _Runs:
     else:
         key = node_of_row[order].astype(np.int16 if m < 2**15 else np.int32)
         sorted_rows = np.take_along_axis(order, np.argsort(key, axis=1, kind="stable"), axis=1)
-    group = node_of_row[sorted_rows] + (np.arange(n_f) * m)[:, None]
-    if allowed is None:
-        row, group = sorted_rows.ravel(), group.ravel()
-    else:
-        keep = allowed[node_of_row[sorted_rows], np.arange(n_f)[:, None]]
-        row, group = sorted_rows[keep], group[keep]
+    feature_base = (np.arange(n_f) * m)[:, None]
+    if allowed is None:  # every feature has the same runs: node counts, feature after feature
+        counts = np.bincount(level.node, minlength=m)
+        group = (feature_base + np.repeat(np.arange(m), counts)[None]).ravel()
+        count = np.tile(counts, n_f)
+        v = np.take_along_axis(values, sorted_rows, axis=1).ravel()
+        return _Runs(sorted_rows.ravel(), v, group, np.cumsum(count) - count, count)
+    node = node_of_row[sorted_rows]
+    keep = allowed[node, np.arange(n_f)[:, None]]
+    row, group = sorted_rows[keep], (feature_base + node)[keep]
     count = np.bincount(group, minlength=n_f * m)
-    return _Runs(row, group // m, group, np.cumsum(count) - count, count)
+    return _Runs(row, values[group // m, row], group, np.cumsum(count) - count, count)
 
 
 def _numeric_chunk(crit, level, values, order, node_of_row, allowed, min_leaf) -> Candidates:
     m, n_f = level.n_nodes, len(values)
-    runs = _runs(level, order, node_of_row, allowed)
-    v = values[runs.f, runs.row]
+    runs = _runs(level, values, order, node_of_row, allowed)
+    v = runs.v
     codes = crit.codes[runs.row] if hasattr(crit, "codes") else None
     missing_v = np.isnan(v)
-    n_present = runs.count - np.bincount(runs.group[missing_v], minlength=len(runs.count))
+    any_missing = bool(missing_v.any())
+    n_present = runs.count
+    if any_missing:
+        n_present = n_present - np.bincount(runs.group[missing_v], minlength=len(runs.count))
     same_run = runs.group[:-1] == runs.group[1:]
     cut = same_run & ~missing_v[1:] & (v[1:] != v[:-1])
     # Filtering pays where most positions are cuts (few ties); with many ties it costs
@@ -174,7 +182,7 @@ def _numeric_chunk(crit, level, values, order, node_of_row, allowed, min_leaf) -
         cut &= _class_changes(codes, v, same_run, cut) | limits
     pos = np.flatnonzero(cut)
     group = runs.group[pos]
-    node, f_idx = group % m, runs.f[pos]
+    node, f_idx = group % m, group // m
     # Sums of each statistic along the runs; the row count is the position itself.
     n_stats = crit.stats.shape[1]
     left = np.empty((len(pos), n_stats))
@@ -192,7 +200,6 @@ def _numeric_chunk(crit, level, values, order, node_of_row, allowed, min_leaf) -
     present_tot = present_tot.reshape(n_f, m, n_stats)
     nan_tot = level.totals[None] - present_tot
     right = present_tot[f_idx, node] - left
-    any_missing = bool(missing_v.any())
     nan = nan_tot[f_idx, node] if any_missing else None
     gain, score, missing = score_binary(crit, level, node, left, right, nan, min_leaf)
     lo, hi = v[pos], v[pos + 1]
