@@ -1,13 +1,12 @@
 """Decision Tree page: grow a tree, read it, follow a row down it, see how each split won."""
-import numpy as np
 import streamlit as st
 
 from engine.metrics import accuracy_score, confusion_matrix, r2_score
 from ui import state
 from ui import tree_controls as tc
+from ui import tree_diagram as td
 from viz import tree_figures as tf
-from viz.tree_dot import chart_css, default_display_depth, node_title, tree_to_dot
-from viz.tree_path import explain_path
+from viz.tree_dot import tree_to_dot
 
 st.title("Decision Tree")
 dataset = state.current_dataset()
@@ -45,56 +44,49 @@ views = st.tabs(["Tree", "Grow step by step", "Show your working", "Impurity", "
 
 with views[0]:
     if views[0].open:
-        shown, row_col = st.columns([1, 2])
-        depth_limit = shown.number_input(
-            "Draw down to depth", 1, 60, value=default_display_depth(tree), key="dt_show_depth",
-            help="Deeper nodes are folded into a dashed “… n more nodes” box.")
-        row = row_col.number_input(f"Follow test row (0–{len(y_test) - 1}); empty: none", 0,
-                                   max(len(y_test) - 1, 0), value=None, key="dt_row",
-                                   bind="query-params", placeholder="pick a row to follow")
-        st.markdown(chart_css(style), unsafe_allow_html=True)  # numbers only, no user text
-        path = None
-        if row is not None and row < len(y_test):
-            encoded = model.encoder_.transform(X_test.iloc[[row]])
-            path = np.flatnonzero(tree.decision_path(encoded)[0])
+        depth_col, row_col = st.columns([2, 3], vertical_alignment="bottom")
+        with depth_col:
+            depth_limit = td.display_depth(tree, style)
+        typed_col, fit_col = st.columns(2)
+        followed = td.followed_row(dataset, features, row_col, typed_col)
+        fit = fit_col.toggle("Shrink to fit", key="dt_fit", bind="query-params",
+                             help=td.FIT_HELP)
+        path = td.path_of(model, followed)
         dot = tree_to_dot(model, style=style, max_depth=depth_limit, highlight_path=path,
                           missing_features=missing)
-        st.graphviz_chart(dot)
-        st.download_button("Download the diagram (DOT)", dot, "tree.dot", "text/vnd.graphviz",
-                           help="Graphviz source: `dot -Tsvg tree.dot > tree.svg` makes an SVG.")
+        td.diagram(dot, style, fit=fit)
+        td.downloads(dot)
         if path is not None:
-            st.markdown(f"**Test row {row}** (true value: {y_test.iloc[row]})")
-            st.dataframe(X_test.iloc[[row]], hide_index=True)
-            st.markdown("\n".join(f"{k + 1}. {s}" for k, s in
-                                  enumerate(explain_path(model, X_test.iloc[row]))))
+            td.explain(model, followed, missing)
+        if params["chi2_alpha"] is not None:
+            removed = st.expander("What χ² pruning removed", key="dt_chi2_view",
+                                  bind="query-params", on_change="rerun")
+            if removed.open:
+                with removed:
+                    td.chi2_view(dataset, key, all_rows, params["chi2_alpha"], style,
+                                 depth_limit, missing)
 
 with views[1]:
     if views[1].open:
         st.markdown("A tree is grown greedily, one level at a time: every node of a level picks "
-                    "its best split without looking ahead. Step through the levels.")
-        step = tc.stepper(tree.max_depth)
-        cut = np.flatnonzero((tree.depth == step) & (tree.children_left >= 0))
-        grown = tree.collapse(cut)
-        st.markdown(chart_css(style), unsafe_allow_html=True)  # numbers only
-        st.caption(f"After depth {step}: {grown.node_count} nodes, {grown.n_leaves} leaves.")
-        st.graphviz_chart(tree_to_dot(model, tree=grown, style=style, max_depth=6,
-                                      missing_features=missing))
+                    "its best split without looking ahead. Step through the levels, or play.")
+        td.grow_view(model, style, missing)
 
 with views[2]:
     if views[2].open and not classify:
         st.info("The candidate table scores class counts; it is shown for classification "
                 "targets. Regression trees minimise the squared error Σ(y − ȳ)² of the children.")
     elif views[2].open:
-        internal = [int(i) for i in np.flatnonzero(tree.children_left >= 0)] or [0]
-        node = st.selectbox("Node", internal, key="dt_node",
-                            format_func=lambda i: node_title(model, i))
+        node = tc.node_choice(model)
         table = tc.candidates(model, dataset, *key, all_rows, node)
         tc.candidate_view(table, params["criterion"], params["categorical_split"], style)
 
 with views[3]:
     if views[3].open:
         scaled = st.toggle("Scale entropy by ½ (all three curves meet at p = ½)", value=True,
-                           key="dt_scaled")
+                           key="dt_scaled", bind="query-params",
+                           help="Entropy H(p) = −p log₂ p − (1−p) log₂(1−p) peaks at 1 bit; "
+                                "H/2 peaks at ½ like Gini 2p(1−p) and misclassification.")
         root = tree.value[0]
         p_root = float(root[-1] / root.sum()) if classify and len(root) == 2 else None
         st.plotly_chart(tf.impurity_figure(tf.impurity_curves(scaled_entropy=scaled), p_root,

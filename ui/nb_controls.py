@@ -149,17 +149,18 @@ def row_picker(dataset: Dataset) -> int:
         help="Its evidence ledger and its values on the likelihood curves are shown.")
 
 
-def typed_row(dataset: Dataset, start: pd.DataFrame) -> pd.DataFrame:
+def typed_row(dataset: Dataset, start: pd.DataFrame, key: str = "nb_typed_row") -> pd.DataFrame:
     """A one-row table the student edits, starting from the chosen test row.
 
     Categorical cells offer the training values (a new value is allowed and counts as
-    unseen); an emptied cell is a missing value, which Naive Bayes skips.
+    unseen); an emptied cell is a missing value, which Naive Bayes skips. ``key`` names
+    the editor's state (each page that uses it passes its own).
     """
     config = {
         column: st.column_config.SelectboxColumn(
             column, options=sorted(map(str, dataset.X_train[column].dropna().unique())))
         for column in start.columns if dataset.feature_kinds.get(column) == "categorical"
     }
-    edited = st.data_editor(start.reset_index(drop=True), key="nb_typed_row", hide_index=True,
+    edited = st.data_editor(start.reset_index(drop=True), key=key, hide_index=True,
                             column_config=config, num_rows="fixed")
     return edited.astype(start.dtypes.to_dict(), errors="ignore")

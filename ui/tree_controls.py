@@ -17,6 +17,7 @@ from engine.inspection import split_candidates
 from engine.tree import DecisionTreeClassifier, DecisionTreeRegressor
 from engine.tree._prune import choose_ccp_alpha_cv
 from viz import tree_figures as tf
+from viz.tree_dot import node_title
 
 CLASSIFICATION_CRITERIA = ["gini", "entropy", "misclassification", "gain_ratio"]
 CHI2_LEVELS = ["off", "0.05", "0.01", "0.001"]
@@ -130,23 +131,32 @@ def ccp_cv(_dataset: Dataset, content_hash: str, params: tuple, all_rows: bool):
     return choose_ccp_alpha_cv(template, X, y, cv=5, random_state=0)
 
 
-def stepper(max_step: int, key: str = "dt_step") -> int:
-    """Slider with ◀ ▶ buttons over depths 0..max_step; returns the chosen depth."""
-    if st.session_state.get(key) is None or st.session_state[key] > max_step:
-        st.session_state[key] = min(1, max_step)
-    back, slider, forward = st.columns([1, 10, 1], vertical_alignment="bottom")
-    back.button("◀", key=f"{key}_back", on_click=_move, args=(key, -1, max_step),
-                help="One level shallower", disabled=max_step == 0)
-    forward.button("▶", key=f"{key}_fwd", on_click=_move, args=(key, 1, max_step),
-                   help="Grow one more level", disabled=max_step == 0)
-    if max_step == 0:
-        slider.caption("The tree is a single leaf: there is nothing to grow.")
-        return 0
-    return slider.slider("Depth grown so far", 0, max_step, key=key, bind="query-params")
+def node_choice(model) -> int:
+    """The node whose candidate splits are shown, in the URL as ``dt_node=<id>``.
+
+    The chooser lists each node by its question, so the node id is kept in the URL by
+    hand rather than by binding the chooser (which would put the whole question there).
+    An id that is not a split of this tree is ignored.
+    """
+    tree = model.tree_
+    internal = [int(i) for i in np.flatnonzero(tree.children_left >= 0)] or [0]
+    if st.session_state.get("dt_node_pick") not in internal:
+        st.session_state.pop("dt_node_pick", None)  # another tree: start from the URL
+    asked = _int_param("dt_node")
+    if asked in internal and "dt_node_pick" not in st.session_state:
+        st.session_state["dt_node_pick"] = asked
+    node = st.selectbox("Node", internal, key="dt_node_pick",
+                        format_func=lambda i: node_title(model, i),
+                        help="An internal node: every split it could make is scored.")
+    st.query_params["dt_node"] = str(node)
+    return node
 
 
-def _move(key: str, delta: int, max_step: int) -> None:
-    st.session_state[key] = int(np.clip(st.session_state.get(key, 0) + delta, 0, max_step))
+def _int_param(name: str) -> int | None:
+    try:
+        return int(st.query_params.get(name, ""))
+    except ValueError:
+        return None
 
 
 SHOWN_COLUMNS = ["feature", "split", "threshold", "categories", "branch_counts", "missing_to",
@@ -177,7 +187,8 @@ def candidate_view(table: pd.DataFrame, criterion: str, categorical_split: str, 
     if st.session_state.get("dt_work_feature") not in names:
         st.session_state.pop("dt_work_feature", None)  # another node or dataset: start afresh
     feature = st.selectbox("Feature to look at", names, index=names.index(feature),
-                           key="dt_work_feature")
+                           key="dt_work_feature", bind="query-params",
+                           help="Its gain Δ against the threshold, or its categories in order.")
     kind = table.loc[table["feature"] == feature, "kind"].iloc[0]
     if kind == "numeric":
         st.plotly_chart(tf.threshold_curve_figure(table, feature, criterion, style),
@@ -232,8 +243,10 @@ def boundary_view(dataset: Dataset, key: tuple, style) -> None:
         st.info("The decision boundary needs two numeric features; this data has fewer.")
         return
     first, second = st.columns(2)
-    a = first.selectbox("x axis", numeric, index=0, key="dt_bx")
-    b = second.selectbox("y axis", [c for c in numeric if c != a], index=0, key="dt_by")
+    a = first.selectbox("x axis", numeric, index=0, key="dt_bx", bind="query-params",
+                        help="First of the two features the tree is refitted on.")
+    b = second.selectbox("y axis", [c for c in numeric if c != a], index=0, key="dt_by",
+                         bind="query-params", help="Second feature (not the x axis).")
     try:
         model = fit_pair(dataset, key[0], key[1], (a, b))
     except ValueError as error:

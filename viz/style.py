@@ -59,6 +59,10 @@ class Style:
             legend=dict(font=dict(size=self.font_size)),
             colorway=list(self.palette),
         )
-        fig.update_xaxes(gridcolor=self.grid_color, zerolinecolor=self.grid_color, automargin=True)
-        fig.update_yaxes(gridcolor=self.grid_color, zerolinecolor=self.grid_color, automargin=True)
+        # Streamlit's plotly theme sets its own (smaller, grey) axis fonts, which win over
+        # layout.font: set them here so presentation mode reaches the ticks too.
+        axis_font = dict(size=self.font_size, color=self.text_color)
+        for update in (fig.update_xaxes, fig.update_yaxes):
+            update(gridcolor=self.grid_color, zerolinecolor=self.grid_color, automargin=True,
+                   tickfont=axis_font, title_font=axis_font)
         return fig

@@ -19,6 +19,8 @@ from .style import Style
 
 #: Colour of a highlighted decision path (not a class colour, so it never means a class).
 HIGHLIGHT = "#D4145A"
+#: Grey of what a pruning removes (dashed boxes and edges) and of folded subtrees.
+REMOVED, REMOVED_FILL = "#8a909c", "#F3F4F6"
 #: Largest number of classes whose names are written out in a node; more show counts only.
 MAX_NAMED_CLASSES = 3
 #: Graphviz sizes boxes from its own metrics of a few fonts; Arial is one of them, and the
@@ -116,11 +118,14 @@ def _count_bar(counts: np.ndarray, style: Style) -> str:
             f'WIDTH="{bar_width}" HEIGHT="{height}"><TR>{cells}</TR></TABLE>')
 
 
-def _counts_text(counts: np.ndarray, names: TreeNames) -> str:
+def _counts_rows(counts: np.ndarray, names: TreeNames) -> list[str]:
+    """Class counts: "No: 6 · Yes: 6" for two classes, one line per class for three (a
+    node is then half as wide, so more of a tree fits the screen), "[…]" for more."""
     as_int = [f"{c:g}" for c in counts]
-    if names.classes is not None and len(counts) <= MAX_NAMED_CLASSES:
-        return " · ".join(f"{_e(c)}: {n}" for n, c in zip(as_int, names.classes, strict=True))
-    return "[" + ", ".join(as_int) + "]"
+    if names.classes is None or len(counts) > MAX_NAMED_CLASSES:
+        return ["[" + ", ".join(as_int) + "]"]
+    named = [f"{_e(c)}: {n}" for n, c in zip(as_int, names.classes, strict=True)]
+    return [" · ".join(named)] if len(named) <= 2 else named
 
 
 #: A browser draws Graphviz's SVG at 96 px per 72 pt: a size in pt shows 4/3 as many px.
@@ -138,17 +143,26 @@ def font_sizes(style: Style) -> tuple[int, int, int]:
     return round(body), round(body * 1.25), round(body * 1.5)
 
 
-def chart_css(style: Style) -> str:
+def chart_css(style: Style, *, fit: bool = False) -> str:
     """CSS that lets a browser-rendered diagram keep the sizes written in its DOT.
 
     Streamlit's graphviz chart sets one small font on every element of the SVG, which
     overrides the ``font-size`` attributes Graphviz writes and that it sized the boxes
     for. These rules (numbers only, no user text) restore each size and Graphviz's font.
+
+    Streamlit also shrinks a wide diagram to the width of its column, and on a
+    1024-pixel screen with the sidebar open that made an iris tree's text 7 px high.
+    Unless ``fit`` is True, the diagram keeps its natural size (text at
+    ``style.font_size`` px) and a wider one scrolls sideways inside its own box.
     """
-    rules = [f'[data-testid="stGraphVizChart"] svg text {{font-family: {DOT_FONT}, '
+    chart = '[data-testid="stGraphVizChart"]'
+    rules = [f'{chart} svg text {{font-family: {DOT_FONT}, '
              f'"Liberation Sans", Helvetica, sans-serif !important;}}']
-    rules += [f'[data-testid="stGraphVizChart"] svg text[font-size="{size:.2f}"] '
+    rules += [f'{chart} svg text[font-size="{size:.2f}"] '
               f'{{font-size: {size}px !important;}}' for size in sorted(set(font_sizes(style)))]
+    if not fit:
+        rules += [f"{chart} {{overflow-x: auto; overflow-y: hidden;}}",
+                  f"{chart} svg {{max-width: none !important;}}"]
     return "<style>" + "\n".join(rules) + "</style>"
 
 
@@ -162,7 +176,7 @@ def _rows(model, tree, node: int, names: TreeNames, criterion: str, style: Style
     rows.append(f"samples = {int(tree.n_node_samples[node]):,}")
     value = tree.value[node]
     if _is_classifier(model):
-        rows.append(_counts_text(value, names))
+        rows += _counts_rows(value, names)
         bar = _count_bar(value, style)
         if bar:
             rows.append(bar)
@@ -246,6 +260,7 @@ def tree_to_dot(
     tree=None,
     criterion: str | None = None,
     missing_features: Iterable[int] | None = None,
+    removed: Iterable[int] | None = None,
 ) -> str:
     """The tree as DOT text for ``st.graphviz_chart`` (or ``dot -Tsvg``).
 
@@ -271,6 +286,10 @@ def tree_to_dot(
         Features whose edges say where a missing value goes ("yes or missing");
         default every feature (pass those with missing values in training to keep
         diagrams of complete data uncluttered).
+    removed : iterable of int, optional
+        Nodes whose split a pruning removes (e.g. ``viz.tree_prune.chi2_removed``):
+        each gets a dashed border (it becomes a leaf), and the nodes and edges below
+        it are drawn dashed and grey.
 
     Returns
     -------
@@ -287,14 +306,20 @@ def tree_to_dot(
     shown, cut = _shown(tree, max_depth)
     value_range = (tree.value[:, 0].min(), tree.value[:, 0].max())
     lines = _header(style)
+    cut_splits = set() if removed is None else set(int(i) for i in removed)
+    gone = _below(tree, cut_splits)
     for node in shown:
         fill, border = _colors(model, tree, node, style, value_range)
         pen = style.line_width * (2.5 if node in path else 0.5)
-        color = HIGHLIGHT if node in path else border
+        attrs = f'fillcolor="{fill}", color="{HIGHLIGHT if node in path else border}"'
+        if node in gone:
+            attrs = f'fillcolor="{REMOVED_FILL}", color="{REMOVED}", fontcolor="{REMOVED}"'
+        if node in cut_splits or node in gone:
+            attrs += ', style="dashed,rounded,filled"'
         lines.append(f'n{node} [label={_label(_rows(model, tree, node, names, criterion, style))}, '
-                     f'fillcolor="{fill}", color="{color}", penwidth="{pen:g}"];')
+                     f'{attrs}, penwidth="{pen:g}"];')
     noted = None if missing_features is None else set(int(j) for j in missing_features)
-    lines += _edges(tree, shown, path, names, style, noted)
+    lines += _edges(tree, shown, path, names, style, noted, gone)
     lines += _collapsed(tree, cut, style)
     bottom = [f"n{i}" for i in shown if tree.children_left[i] < 0] + [f"more{i}" for i in cut]
     if len(bottom) > 1:
@@ -303,8 +328,21 @@ def tree_to_dot(
     return "\n".join(lines)
 
 
+def _below(tree, nodes: set) -> set:
+    """Every node with an ancestor in ``nodes`` (one pass down the levels)."""
+    if not nodes:
+        return set()
+    marked = np.zeros(tree.node_count, dtype=bool)
+    marked[list(nodes)] = True
+    below = np.zeros(tree.node_count, dtype=bool)
+    for depth in range(1, int(tree.max_depth) + 1):
+        at = np.flatnonzero(tree.depth == depth)
+        below[at] = below[tree.parent[at]] | marked[tree.parent[at]]
+    return set(np.flatnonzero(below).tolist())
+
+
 def _edges(tree, shown: np.ndarray, path: set, names: TreeNames, style: Style,
-           noted: set | None) -> list[str]:
+           noted: set | None, gone: set = frozenset()) -> list[str]:
     drawn = set(shown.tolist())
     root_weight = max(tree.weighted_n_node_samples[0], 1e-12)
     lines = []
@@ -318,6 +356,8 @@ def _edges(tree, shown: np.ndarray, path: set, names: TreeNames, style: Style,
         attrs = f'penwidth="{width * (1.6 if on_path else 1):.2f}"'
         if on_path:
             attrs += f', color="{HIGHLIGHT}", fontcolor="{HIGHLIGHT}"'
+        elif child in gone:
+            attrs += f', style="dashed", color="{REMOVED}", fontcolor="{REMOVED}"'
         note = noted is None or int(tree.feature[parent]) in noted
         text = _e(edge_text(tree, parent, int(child), names, note))
         lines.append(f"n{parent} -> n{child} [label=<{text}>, {attrs}];")

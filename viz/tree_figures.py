@@ -251,7 +251,8 @@ def _span(values: pd.Series, n: int) -> np.ndarray:
 
 
 def boundary_figure(grid: dict, train: pd.DataFrame, y_train, test: pd.DataFrame, y_test,
-                    class_names, style: Style = Style()) -> go.Figure:
+                    class_names, style: Style = Style(), *,
+                    title: str = "Decision regions of a tree on two features") -> go.Figure:
     """Axis-parallel regions of a two-feature tree, training points filled, test hollow."""
     fig = go.Figure()
     if class_names is not None:
@@ -273,7 +274,7 @@ def boundary_figure(grid: dict, train: pd.DataFrame, y_train, test: pd.DataFrame
                             marker=_marker(style, 0, hollow))
     fig.update_layout(xaxis_title=str(train.columns[0]), yaxis_title=str(train.columns[1]),
                       height=560)
-    return style.apply(fig, title="Decision regions of a tree on two features")
+    return style.apply(fig, title=title)
 
 
 def _stepped(scale: list) -> list:

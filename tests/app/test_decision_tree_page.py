@@ -8,7 +8,10 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from engine.data import list_samples
+from engine.data import Dataset, list_samples, load_sample
+from engine.tree import DecisionTreeClassifier
+from viz.diagram_export import dot_binary
+from viz.tree_prune import chi2_removed
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = "app_pages/decision_tree.py"
@@ -115,3 +118,73 @@ def test_grow_step_by_step_shows_the_tree_cut_at_the_step():
     assert_clean(at)
     assert at.slider(key="dt_step").value == 2
     assert n_nodes(dot_of(at)) == 5  # root, the setosa leaf, and one more split
+
+
+def test_link_reopens_display_depth_row_typed_row_and_fit():
+    at = run_page(data="iris", dt_show_depth="2", dt_row="3", dt_fit="true", dt_typed="true")
+    assert_clean(at)
+    assert at.number_input(key="dt_show_depth").value == 2
+    assert at.number_input(key="dt_row").value == 3
+    assert at.toggle(key="dt_fit").value and at.toggle(key="dt_typed").value
+    assert n_nodes(dot_of(at)) == 5  # depth ≤ 2 of iris: root, a leaf, a split, two children
+    assert "overflow-x" not in "".join(m.value for m in at.markdown)  # shrunk to fit
+    assert any(m.value == "**Your row**" for m in at.markdown)
+    assert "Leaf reached: predict" in at.markdown[-1].value
+
+
+def test_link_reopens_the_chosen_node_feature_axes_and_entropy_scale():
+    at = run_page(data="iris", dt_view="Show your working", dt_node="2",
+                  dt_work_feature="sepal_width")
+    assert_clean(at)
+    assert at.selectbox(key="dt_node_pick").value == 2
+    assert at.selectbox(key="dt_work_feature").value == "sepal_width"
+    at = run_page(data="iris", dt_view="Decision boundary", dt_bx="sepal_width",
+                  dt_by="petal_width")
+    assert_clean(at)
+    assert (at.selectbox(key="dt_bx").value, at.selectbox(key="dt_by").value) == (
+        "sepal_width", "petal_width")
+    at = run_page(data="iris", dt_view="Impurity", dt_scaled="false")
+    assert_clean(at)
+    assert at.toggle(key="dt_scaled").value is False
+
+
+def test_hand_edited_link_values_are_ignored_or_clamped_without_a_traceback():
+    at = run_page(data="iris", dt_show_depth="999", dt_row="-5", dt_fit="maybe",
+                  dt_criterion="nonsense", dt_min_leaf="abc")
+    assert_clean(at)
+    assert at.number_input(key="dt_show_depth").value <= 4 and at.number_input(key="dt_row").value is None
+    assert at.selectbox(key="dt_criterion").value == "gini"
+    at = run_page(data="iris", dt_view="Show your working", dt_node="777", dt_work_feature="nope")
+    assert_clean(at)
+    assert at.selectbox(key="dt_node_pick").value == 0
+    at = run_page(data="iris", dt_view="Grow step by step", dt_step="99")
+    assert_clean(at)
+    assert at.slider(key="dt_step").value == 5  # clamped to the tree's depth
+    at = run_page(data="iris", dt_view="Decision boundary", dt_bx="petal_width", dt_by="petal_width")
+    assert_clean(at)
+    assert at.selectbox(key="dt_by").value != "petal_width"
+
+
+def test_downloads_offer_dot_and_svg_png_when_graphviz_is_installed():
+    at = run_page(data="iris")
+    assert_clean(at)
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert labels == (["DOT", "SVG", "PNG"] if dot_binary() else ["DOT"])
+
+
+def test_chi2_view_marks_and_lists_the_removed_splits():
+    at = run_page(data="iris", dt_chi2="0.05", dt_chi2_view="true")
+    assert_clean(at)
+    pruned, grown = (c.proto.spec for c in at.get("graphviz_chart"))
+    assert n_nodes(grown) > n_nodes(pruned)
+    table = at.dataframe[-1].value
+    removed = re.findall(r'^n(\d+) \[label=.*style="dashed,rounded,filled"', grown, flags=re.M)
+    assert len(table) >= 1 and {"chi2", "df", "p_value"} <= set(table.columns)
+    assert (table["p_value"] >= 0.05).all()
+    assert set(table["node"]) <= {int(i) for i in removed}
+    assert len(table) == len(chi2_removed(_grown_iris_tree(), 0.05))
+
+
+def _grown_iris_tree():
+    data = Dataset(load_sample("iris"), "species")
+    return DecisionTreeClassifier().fit(data.X_train, data.y_train).tree_

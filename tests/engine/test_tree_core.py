@@ -360,3 +360,18 @@ def test_max_leaf_nodes_counts_multiway_branches():
                                    max_leaf_nodes=5).fit(X, y)
     assert model.get_n_leaves() <= 5
     assert model.tree_.feature[0] == list(model.feature_names_in_).index("Patrons")
+
+
+def test_one_drawn_feature_on_mixed_columns_with_gaps_matches_a_full_search_of_that_feature():
+    """max_features=1 draws one varying feature per node; on a frame whose only varying
+    feature is 'a' the tree must equal the tree grown on 'a' alone."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=80),
+                      "c": pd.Series(["x"] * 80).astype("category")})
+    X.loc[[3, 7], "a"] = np.nan
+    y = (X["a"].fillna(0) > 0.3).astype(int)
+    for seed in range(4):
+        drawn = DecisionTreeClassifier(max_features=1, random_state=seed).fit(X, y)
+        alone = DecisionTreeClassifier().fit(X[["a"]], y)
+        np.testing.assert_array_equal(drawn.tree_.threshold, alone.tree_.threshold)
+        np.testing.assert_array_equal(drawn.tree_.feature, alone.tree_.feature)

@@ -167,3 +167,78 @@ def test_default_display_depth_keeps_the_bottom_row_short(iris):
     bottom = re.search(r"\{rank=same; (.*);\}", dot).group(1).split("; ")
     assert len(bottom) <= 4
     assert node_title(model, 0) == "node 0 · depth 0 · petal_length ≤ 2.45"
+
+
+def test_three_classes_get_a_line_each_so_nodes_stay_narrow(iris, restaurant):
+    model, _ = iris
+    root = next(x for x in tree_to_dot(model).splitlines() if x.startswith("n0 [label="))
+    assert "<TD>setosa: 37</TD>" in root and "<TD>versicolor: 37</TD>" in root
+    assert "<TD>virginica: 38</TD>" in root
+    assert "No: 6 · Yes: 6" in tree_to_dot(restaurant[0])  # two classes stay on one line
+
+
+def test_chart_css_keeps_the_natural_size_and_scrolls_unless_asked_to_fit():
+    scroll, fit = chart_css(Style()), chart_css(Style(), fit=True)
+    assert '[data-testid="stGraphVizChart"] {overflow-x: auto;' in scroll
+    assert "svg {max-width: none !important;}" in scroll
+    assert "overflow-x" not in fit and "max-width" not in fit
+    assert fit in scroll.replace(scroll[scroll.index('\n[data-testid="stGraphVizChart"] {'):-8], "")
+
+
+def test_removed_splits_are_dashed_and_what_hangs_below_them_grey(iris):
+    model, _ = iris
+    tree = model.tree_
+    split = int(tree.children_right[0])  # the root's right child, an internal node
+    dot = tree_to_dot(model, removed=[split])
+    below = [i for i in range(tree.node_count) if _has_ancestor(tree, i, split)]
+    assert below, "the chosen split has nodes below it"
+    line = {int(m.group(1)): m.group(0) for m in re.finditer(r"^n(\d+) \[label=.*$", dot, re.M)}
+    assert 'style="dashed,rounded,filled"' in line[split] and "#8a909c" not in line[split]
+    for node in below:
+        assert 'style="dashed,rounded,filled"' in line[node] and 'color="#8a909c"' in line[node]
+    kept = set(range(tree.node_count)) - set(below) - {split}
+    assert all("dashed" not in line[node] for node in kept)
+    grey_edges = re.findall(r'^n\d+ -> n(\d+) \[.*style="dashed", color="#8a909c"', dot, re.M)
+    assert sorted(int(c) for c in grey_edges) == sorted(below)
+    assert tree_to_dot(model, removed=[]) == tree_to_dot(model)
+
+
+def _has_ancestor(tree, node: int, ancestor: int) -> bool:
+    parent = int(tree.parent[node])
+    while parent >= 0:
+        if parent == ancestor:
+            return True
+        parent = int(tree.parent[parent])
+    return False
+
+
+@pytest.fixture(scope="module")
+def gappy():
+    """Two columns, one with missing values in training, one categorical."""
+    X = pd.DataFrame({"colour": ["red"] * 4 + ["blue"] * 4,
+                      "size": [1.0, 2.0, np.nan, 7.0, 4.0, 5.0, 6.0, np.nan]})
+    y = ["a", "a", "a", "b", "b", "b", "b", "b"]
+    return DecisionTreeClassifier(max_depth=2).fit(X, y)
+
+
+def test_unseen_category_sentence_names_the_rule_and_the_rows(gappy):
+    row = pd.Series({"size": 3.0, "colour": "green"})
+    tree = gappy.tree_
+    root_feature = gappy.feature_names_in_[tree.feature[0]]
+    sentences = explain_path(gappy, row)
+    unseen = [s for s in sentences if "not seen in training" in s]
+    assert root_feature == "colour" and len(unseen) == 1
+    heaviest = max(tree.children(0), key=lambda c: tree.weighted_n_node_samples[c])
+    assert f"{int(tree.n_node_samples[heaviest])} of the 8 training rows" in unseen[0]
+    assert "most training rows" in unseen[0]
+
+
+def test_missing_value_sentence_says_learned_side_or_majority(gappy):
+    sentences = explain_path(gappy, pd.Series({"size": np.nan, "colour": "red"}),
+                             missing_features=[1])
+    missing = [s for s in sentences if s.startswith("size is missing")]
+    assert len(missing) == 1 and ("fitted best" in missing[0] or "learned" in missing[0])
+    # A feature complete in training: missing values can only follow the majority.
+    told = explain_path(gappy, pd.Series({"size": np.nan, "colour": "red"}), missing_features=[])
+    missing = [s for s in told if s.startswith("size is missing")]
+    assert "no training row lacked this value" in missing[0] and "training rows here" in missing[0]

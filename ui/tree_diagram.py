@@ -1,0 +1,182 @@
+"""Streamlit glue of the Decision Tree page's diagrams: how much to draw, which row to
+follow, the downloads, growth step by step and what χ² pruning removed.
+
+Every control's key starts with ``dt_`` and is bound to the URL. Renders to SVG / PNG
+are cached by the DOT text and made only when a download button is pressed.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from engine.data import Dataset
+from ui import tree_controls as tc
+from ui.nb_controls import typed_row
+from ui.stepper import stepped
+from viz.diagram_export import FORMATS, render_dot, unavailable_reason
+from viz.style import Style
+from viz.tree_dot import chart_css, default_display_depth, tree_to_dot
+from viz.tree_path import explain_path
+from viz.tree_prune import chi2_removed, chi2_removed_table
+
+#: Deepest level the χ² view draws by itself to show removed splits (more if asked).
+CHI2_MAX_DEPTH = 6
+
+
+@dataclass(frozen=True)
+class Followed:
+    """A row whose path is drawn: the one-row frame and how to name it."""
+
+    frame: pd.DataFrame
+    title: str
+
+
+def display_depth(tree, style: Style) -> int:
+    """The "draw down to depth" control; the default leaves a bottom row that fits a
+    1024-pixel screen with the sidebar open (fewer boxes in presentation mode)."""
+    max_boxes = 10 if style.font_size <= Style().font_size else 8
+    default = default_display_depth(tree, max_boxes=max_boxes)
+    return st.number_input(
+        "Draw down to depth", 1, 60, value=default, key="dt_show_depth", bind="query-params",
+        help="Deeper nodes are folded into a dashed “… n more nodes” box. Default: as "
+             "deep as keeps the bottom row short enough to read without shrinking.")
+
+
+FIT_HELP = ("Off: the diagram keeps its full size and scrolls sideways, so its text stays "
+            "readable. On: the whole tree at once, smaller.")
+
+
+def followed_row(dataset: Dataset, features: list[str], row_slot, typed_slot) -> Followed | None:
+    """A test row chosen by number, or a row the student types (starting from it); the
+    two controls go into the containers ``row_slot`` and ``typed_slot``, the editor below."""
+    X_test, y_test = dataset.X_test[features], dataset.y_test
+    last = max(len(y_test) - 1, 0)
+    row = row_slot.number_input(f"Follow test row (0–{last}); empty: none", 0, last,
+                                value=None, key="dt_row", bind="query-params",
+                                placeholder="pick a row")
+    typed = typed_slot.toggle("Type a row", key="dt_typed", bind="query-params",
+                              help="Start from the chosen test row (or the first) and change "
+                                   "any value; an emptied cell is a missing value.")
+    if typed and len(X_test):
+        start = X_test.iloc[[row if row is not None else 0]]
+        return Followed(typed_row(dataset, start, key="dt_typed_row"), "Your row")
+    if row is None or row >= len(y_test):
+        return None
+    return Followed(X_test.iloc[[row]], f"Test row {row} (true value: {y_test.iloc[row]})")
+
+
+def path_of(model, followed: Followed | None) -> np.ndarray | None:
+    """Node ids on the path of the followed row, root first (None: no row, or a typed
+    value the tree cannot read, which is then said)."""
+    if followed is None:
+        return None
+    try:
+        encoded = model.encoder_.transform(followed.frame)
+    except (ValueError, TypeError) as error:
+        st.warning(f"**This row cannot be followed.** {error} Change the value named above.")
+        return None
+    return np.flatnonzero(model.tree_.decision_path(encoded)[0])
+
+
+def explain(model, followed: Followed, missing: list[int]) -> None:
+    st.markdown(f"**{followed.title}**")
+    if followed.title.startswith("Test row"):
+        st.dataframe(followed.frame, hide_index=True)
+    sentences = explain_path(model, followed.frame.iloc[0], missing_features=missing)
+    st.markdown("\n".join(f"{k + 1}. {s}" for k, s in enumerate(sentences)))
+
+
+#: Scrolls a diagram wider than its box so that its root is in view, centred, once per
+#: drawing (a fixed script: no text from the data or the user goes into it).
+CENTER_ROOT = """<script>(() => {
+  if (window.__gbCenterRoot) return;
+  window.__gbCenterRoot = true;
+  let queued = false;
+  const center = () => { queued = false;
+    document.querySelectorAll('[data-testid="stGraphVizChart"]').forEach(box => {
+      const svg = box.querySelector('svg'), root = svg && svg.querySelector('g.node');
+      if (!root || svg.dataset.gbCentered === svg.getAttribute('viewBox')) return;
+      svg.dataset.gbCentered = svg.getAttribute('viewBox');
+      const r = root.getBoundingClientRect(), b = box.getBoundingClientRect();
+      box.scrollLeft += (r.left + r.width / 2) - (b.left + b.width / 2);
+    }); };
+  new MutationObserver(() => { if (!queued) { queued = true; requestAnimationFrame(center); } })
+    .observe(document.body, {childList: true, subtree: true, attributes: true,
+                             attributeFilter: ['viewBox']});
+  center();
+})();</script>"""
+
+
+def diagram(dot: str, style: Style, *, fit: bool = False) -> None:
+    """The diagram at its natural size (scrolling sideways, root in view) or shrunk to fit."""
+    st.markdown(chart_css(style, fit=fit), unsafe_allow_html=True)  # numbers only, no user text
+    st.html(CENTER_ROOT, unsafe_allow_javascript=True, width=1)
+    st.graphviz_chart(dot)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _rendered(dot: str, format: str) -> bytes:
+    return render_dot(dot, format) or b""  # b"" only if dot failed or timed out
+
+
+def downloads(dot: str, name: str = "tree") -> None:
+    """DOT always; SVG and PNG when Graphviz's ``dot`` can make them, else why not."""
+    columns = st.columns(3, width=520)
+    columns[0].download_button("DOT", dot, f"{name}.dot", "text/vnd.graphviz",
+                               icon=":material/download:", key=f"dt_get_dot_{name}",
+                               help="Graphviz source of the diagram.")
+    reasons = []
+    for column, format in zip(columns[1:], FORMATS, strict=True):
+        reason = unavailable_reason(dot, format)
+        if reason is None:
+            column.download_button(format.upper(), lambda f=format: _rendered(dot, f),
+                                   f"{name}.{format}", FORMATS[format], key=f"dt_get_{format}_{name}",
+                                   icon=":material/download:", help=f"The diagram as {format.upper()}.")
+        elif reason not in reasons:
+            reasons.append(reason)
+    for reason in reasons:
+        st.caption(reason)
+
+
+def grow_view(model, style: Style, missing: list[int]) -> None:
+    """The tree after each level of growth, with the shared step control (play, ◀ ▶)."""
+    tree = model.tree_
+
+    def draw(step: int) -> None:
+        cut = np.flatnonzero((tree.depth == step) & (tree.children_left >= 0))
+        grown = tree.collapse(cut)
+        st.caption(f"After depth {step}: {grown.node_count} nodes, {grown.n_leaves} leaves.")
+        diagram(tree_to_dot(model, tree=grown, style=style, max_depth=6,
+                            missing_features=missing), style)
+
+    stepped(draw, first=0, last=int(tree.max_depth), key="dt_step", label="Depth grown so far",
+            default=min(1, int(tree.max_depth)))
+
+
+def chi2_view(dataset: Dataset, key: tuple, all_rows: bool, chi2_alpha: float, style: Style,
+              depth_limit: int, missing: list[int]) -> None:
+    """The tree before χ² pruning with the removed splits marked, and their tests."""
+    params = tuple(sorted({**dict(key[1]), "chi2_alpha": None}.items()))
+    grown = tc.fit_tree(dataset, key[0], params, all_rows)
+    removed = chi2_removed(grown.tree_, chi2_alpha)
+    if len(removed) == 0:
+        st.markdown(f"Every split is significant at level {chi2_alpha:g}: nothing was removed.")
+        return
+    st.markdown(f"The tree before χ² pruning. **Dashed border**: a split removed at level "
+                f"{chi2_alpha:g} (the node becomes a leaf); **dashed grey**: the nodes "
+                "and branches removed with it.")
+    # Deep enough to show the removed splits' children, within reason.
+    deepest = int(grown.tree_.depth[removed].max()) + 1
+    shown = max(depth_limit, min(deepest, CHI2_MAX_DEPTH))
+    dot = tree_to_dot(grown, style=style, max_depth=shown, removed=removed,
+                      missing_features=missing)
+    diagram(dot, style)
+    table = chi2_removed_table(grown, grown.tree_, chi2_alpha)
+    st.dataframe(table.style.format({"chi2": "{:.3f}", "p_value": "{:.4f}"}), hide_index=True,
+                 height=min(400, 38 + 35 * len(table)))
+    st.caption(f"{len(table)} splits removed, deepest first: χ² = Σ (n_kq − n̂_kq)²/n̂_kq "
+               f"with df = (K−1)(Q−1); each has p ≥ {chi2_alpha:g}, so it does not differ "
+               "significantly from a split that leaves the class shares unchanged.")
