@@ -4,6 +4,7 @@ import streamlit as st
 from engine.data import DataError
 from ui import nb_controls as nb
 from ui import state
+from ui.take_home import take_home
 from viz import nb_figures as nf
 
 st.title("Naive Bayes")
@@ -130,3 +131,5 @@ if len(numeric) >= 2:
                                                         pair.model.classes_, style), width="stretch")
             st.caption(f"Fitted on these two columns only (test accuracy {pair.accuracy:.1%}); "
                        "the colour is the MAP class, the dots the training rows.")
+
+take_home(model, dataset, list(dataset.features), "nb")
