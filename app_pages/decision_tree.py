@@ -4,6 +4,7 @@ import streamlit as st
 from engine.metrics import accuracy_score, confusion_matrix, r2_score
 from ui import state
 from ui import tree_controls as tc
+from ui.take_home import take_home
 from ui import tree_diagram as td
 from viz import tree_figures as tf
 from viz.tree_dot import tree_to_dot
@@ -115,3 +116,5 @@ with views[5]:
 with views[6]:
     if views[6].open:
         tc.boundary_view(dataset, key, style)
+
+take_home(model, dataset, features, "dt")
