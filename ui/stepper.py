@@ -7,7 +7,7 @@ step is bound to the URL query parameter named ``key``, so a link reopens the sa
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import streamlit as st
 
@@ -65,19 +65,19 @@ def _controls(key: str, playing_key: str, first: int, last: int, label: str) -> 
     if last <= first:
         st.caption(f"{label}: {first} (there is only one step).")
         return first
-    play, back, slider, forward = st.columns([2, 1, 12, 1], vertical_alignment="bottom")
+    play, back, slider, forward = st.columns([1.7, 1, 10, 1], vertical_alignment="bottom")
     playing = bool(st.session_state.get(playing_key))
-    if play.button("Pause" if playing else "Play", key=f"{key}_play",
-                   icon=":material/pause:" if playing else ":material/play_arrow:",
+    # A word without an icon: word and icon together do not fit the column at 1024 px.
+    if play.button("Pause" if playing else "Play", key=f"{key}_play", width="stretch",
                    help="Step through automatically, one step every second or so."):
         if not playing and st.session_state[key] >= last:
             st.session_state[key] = first  # play from the start once the end is reached
         st.session_state[playing_key] = not playing
         st.rerun(scope="app")
     back.button("◀", key=f"{key}_back", on_click=_move, args=(key, -1, first, last),
-                help="One step back", disabled=playing)
+                help="One step back", disabled=playing, width="stretch")
     forward.button("▶", key=f"{key}_fwd", on_click=_move, args=(key, 1, first, last),
-                   help="One step forward", disabled=playing)
+                   help="One step forward", disabled=playing, width="stretch")
     return slider.slider(label, first, last, key=key, bind="query-params", disabled=playing)
 
 

@@ -1,0 +1,53 @@
+"""Fit a model once for every session that asks for it, with a progress bar.
+
+``st.cache_resource`` cannot show progress itself: a bar updated from inside a cached
+function is recorded and replayed on the next hit, into a block that no longer exists.
+So the cache holds a *slot* per key (dataset content hash, model, parameters) and the
+fit runs outside it, under the slot's lock: the first session fits and draws the bar,
+sessions asking for the same model meanwhile wait for it and then share it. Slots are
+bounded (``max_entries``), so a classroom server's memory stays bounded; a cached model
+is shared by every student and must never be modified.
+"""
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import streamlit as st
+
+
+@dataclass
+class _Slot:
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    model: Any = None
+
+
+@st.cache_resource(max_entries=24, show_spinner=False)
+def _slot(key: tuple) -> _Slot:
+    return _Slot()
+
+
+def fit_once(key: tuple, fit: Callable[[Callable[[int, int], None]], Any], label: str) -> Any:
+    """The model for ``key``: fitted now by ``fit(progress)`` or shared from before.
+
+    ``fit`` receives ``progress(done, total)`` (pass it to the engine's ``fit``); while
+    it runs a bar shows ``label`` and the count. Exceptions from ``fit`` propagate and
+    leave the slot empty, so the next attempt fits again.
+    """
+    slot = _slot(key)
+    if slot.model is not None:
+        return slot.model
+    bar = st.progress(0.0, text=f"{label}…")
+
+    def progress(done: int, total: int) -> None:
+        if done == total or done % max(1, total // 50) == 0:  # ~50 redraws, not 1,000
+            bar.progress(min(done / max(total, 1), 1.0), text=f"{label}: {done} of {total}")
+    try:
+        with slot.lock:  # another session fitting the same model: wait for it
+            if slot.model is None:
+                slot.model = fit(progress)
+    finally:
+        bar.empty()
+    return slot.model
