@@ -1,8 +1,105 @@
-"""Gradient Boosting page."""
-from ui.placeholder import coming_soon
+"""Gradient Boosting page: the strong model S_t round by round, shrinkage, importances."""
+import streamlit as st
 
-coming_soon("Gradient Boosting", [
-    "The strong model Sₜ and the residuals the next tree fits, round by round.",
-    "Training and test loss for several shrinkage values ν.",
-    "Importances and the classification boundary after round t.",
-])
+from engine.metrics import accuracy_score, confusion_matrix, mean_squared_error, r2_score
+from ui import gb_controls as gc
+from ui import state
+from viz import gb_figures as gf
+from viz import tree_figures as tf
+
+st.title("Gradient Boosting")
+st.caption("Seed 004: weak trees are added one at a time, each fitted to the gradient of the "
+           "loss at the current strong model: Sₜ₊₁ = Sₜ − ν wₜ.")
+dataset = state.current_dataset()
+if dataset is None:
+    st.stop()
+style, classify = state.style(), dataset.task == "classification"
+features = gc.features(dataset)
+if not features:
+    st.error("**Boosting needs numeric or categorical features**; this data has only text "
+             "columns. Choose other features on the **Data** page.")
+    st.stop()
+
+with st.sidebar:
+    st.subheader("Boosting parameters")
+    params, loss = gc.controls(dataset)
+model_params = gc.model_params(dataset.task, params, loss)
+model_key = tuple(sorted(model_params.items()))
+T = params["n_estimators"]
+
+
+def full_model():
+    """The model on every feature, fitted with a progress bar (cached)."""
+    try:
+        return gc.fit_model(dataset, model_key)
+    except ValueError as error:
+        st.error(f"**These settings cannot be fitted.** {error} Change the parameter named "
+                 "above in the sidebar.")
+        st.stop()
+
+
+views = st.tabs(["Round by round (one feature)", "Shrinkage", "Importance", "Classification",
+                 "Results"], key="gb_view", bind="query-params")
+
+with views[0]:
+    if views[0].open:
+        gc.round_view(dataset, params, loss, style)
+
+with views[1]:
+    if views[1].open:
+        nus = gc.shrinkage_values(params["learning_rate"])
+        loss_name = ("log loss (mean −ln p̂ of the true class)" if classify
+                     else "mean squared error")
+        st.markdown(f"The same model ({T} rounds, depth {params['max_depth']}) with "
+                    f"ν = {', '.join(f'{nu:g}' for nu in nus)}. Dashed: training, solid: test; "
+                    f"the loss is the {loss_name}.")
+        if st.toggle("Fit the three models and draw their loss", key="gb_shrink",
+                     bind="query-params", help="Three fits of T rounds each; cached once done."):
+            curves = gc.shrinkage_curves(dataset, model_params)
+            st.plotly_chart(gf.shrinkage_figure(curves, loss_name, style), width="stretch")
+            st.dataframe(gf.shrinkage_table(curves), hide_index=True)
+            st.caption("A large ν drives the training loss down fastest and reaches its best "
+                       "test loss early, then overfits; a small ν needs more rounds for the "
+                       "same training loss and usually reaches a lower test loss (ESL §10.12).")
+
+with views[2]:
+    if views[2].open:
+        model = full_model()
+        st.plotly_chart(tf.importance_figure(features, model.feature_importances_, style),
+                        width="stretch")
+        st.caption("Impurity importance: each split's decrease of the squared error of the "
+                   "pseudo-residuals, summed over all trees, normalised to sum 1.")
+        if st.toggle("Permutation importance on the test set", key="gb_perm",
+                     bind="query-params", help=gc.HELP["permutation"]):
+            table = gc.permutation(model, dataset, dataset.content_hash, model_key)
+            st.plotly_chart(gf.permutation_figure(table, style), width="stretch")
+            st.caption(f"Bars: mean drop of the test {'accuracy' if classify else 'R²'} over "
+                       f"{gc.n_repeats(dataset)} shuffles of the column; whiskers ± one "
+                       "standard deviation.")
+
+with views[3]:
+    if views[3].open and not classify:
+        st.info(f"This view is classification-only: **{dataset.target}** is a number. For a "
+                "numeric target see **Round by round** (the fit S_t on one feature) and "
+                "**Shrinkage** (training and test mean squared error against rounds).")
+    elif views[3].open:
+        gc.classification_view(dataset, full_model(), model_key, style)
+
+with views[4]:
+    if views[4].open:
+        model = full_model()
+        X_test, y_test = dataset.X_test[features], dataset.y_test
+        predicted = model.predict(X_test)
+        if classify:
+            matrix_part, _ = st.columns([3, 2])  # a 2 × 2 matrix needs no full width
+            matrix_part.metric("Test accuracy", f"{accuracy_score(y_test, predicted):.1%}",
+                               help="Share of test rows whose predicted class is the true class.")
+            matrix = confusion_matrix(y_test, predicted, labels=model.classes_)
+            matrix_part.plotly_chart(tf.confusion_figure(matrix, model.classes_, style),
+                                     width="stretch")
+        else:
+            score, mse = st.columns(2)
+            score.metric("Test R²", f"{r2_score(y_test, predicted):.3f}",
+                         help="R² = 1 − Σ(y − S_T)² / Σ(y − ȳ)² on the test rows.")
+            mse.metric("Test mean squared error", f"{mean_squared_error(y_test, predicted):.4g}")
+            st.plotly_chart(gf.prediction_figure(y_test, predicted, style), width="stretch")

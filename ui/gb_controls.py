@@ -1,0 +1,283 @@
+"""Streamlit glue of the Gradient Boosting page: its controls and its cached computations.
+
+Every control's key starts with ``gb_`` and is bound to the URL query parameter of the
+same name. Fitted models live in ``st.cache_resource`` (returned without copying; never
+mutated), everything derived from them (stages, curves, grids, importances) in
+``st.cache_data``; both are keyed by the dataset's content hash and the parameters, so
+moving the round slider only draws.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from engine.data import Dataset
+from engine.ensemble import GradientBoostingClassifier, GradientBoostingRegressor
+from engine.inspection import permutation_importance
+from ui.fitting import fit_once
+from ui.stepper import stepped
+from ui.tree_controls import tree_features
+from viz import gb_figures as gf
+
+#: Loss names in the URL and the selectbox → the engine's names.
+LOSSES = {"squared": "squared_error", "absolute": "absolute_error", "huber": "huber"}
+SHRINKAGE_VALUES = (1.0, 0.1, 0.01)
+
+HELP = {
+    "rounds": "Number of trees T. The strong model after t rounds is S_t = S_0 + ν Σ f_k(x) "
+              "over k = 1..t (seed 004: S_{t+1} = S_t − ν w_t, with f_{t+1} = −w_t).",
+    "nu": "Shrinkage ν in S_{t+1} = S_t − ν w_t: each tree's step is scaled by ν. Small ν "
+          "learns slowly and needs more rounds, but usually generalises better.",
+    "depth": "Depth of each regression tree w_t (the weak model). Depth 1 = stumps: no "
+             "interactions between features; depth d allows d-way interactions.",
+    "subsample": "Share of the training rows drawn (without replacement) for each tree. "
+                 "Below 1 this is stochastic gradient boosting (Friedman 2002).",
+    "loss": "Loss L(y, S) of a numeric target. Squared: L = (y − S)², w_t = ∂L/∂S_t = −2(y − S_t), so the "
+            "tree fits the residual. Absolute: L = |y − S|, the tree fits sign(y − S_t), leaves "
+            "take the median. Huber: squared for small residuals, absolute for large ones. A class "
+            "target uses the log loss; this choice then applies to the one-feature picture.",
+    "permutation": "I_j = s − (1/R) Σ_r s_{j,r}: the test score s (accuracy or R²) minus its "
+                   "mean over R shuffles of column j (R = 5; 3 above 20 columns). Computed on "
+                   "demand: one prediction of the test rows per column and shuffle.",
+    "feature": "The picture boosts a regressor on this one column (rows where it is missing "
+               "are left out), so every S_t is a step function of x.",
+    "class": "A class target is shown as the 0/1 indicator 1[y = c], boosted as a regression: "
+             "S_t then estimates P(y = c | x). The classifier of the other tabs boosts the "
+             "log-odds with the log loss instead.",
+}
+
+
+def features(dataset: Dataset) -> list[str]:
+    """Columns a tree can split on (text columns are left out)."""
+    return tree_features(dataset)
+
+
+def numeric_features(dataset: Dataset) -> list[str]:
+    return [c for c in features(dataset) if dataset.feature_kinds.get(c) == "numeric"]
+
+
+def controls(dataset: Dataset) -> tuple[dict, str]:
+    """Draw the parameter controls; returns (boosting parameters, regression loss)."""
+    params = {
+        "n_estimators": int(st.number_input("Rounds T", 1, 1000, 100, key="gb_rounds",
+                                            bind="query-params", help=HELP["rounds"])),
+        "learning_rate": float(st.number_input("Learning rate ν", 0.001, 1.0, 0.1, step=0.01,
+                                               format="%.3f", key="gb_nu", bind="query-params",
+                                               help=HELP["nu"])),
+        "max_depth": int(st.number_input("Tree depth", 1, 10, 3, key="gb_depth",
+                                         bind="query-params", help=HELP["depth"])),
+        "subsample": float(st.slider("Subsample", 0.1, 1.0, 1.0, 0.05, key="gb_subsample",
+                                     bind="query-params", help=HELP["subsample"])),
+        "random_state": int(st.session_state.get("seed") or 0),
+    }
+    loss = st.selectbox("Loss (numeric target)", list(LOSSES), key="gb_loss",
+                        bind="query-params", help=HELP["loss"])
+    if dataset.task == "classification":
+        st.caption("Class target: the model uses the log loss; the loss above applies to the "
+                   "one-feature picture.")
+    return params, LOSSES[loss]
+
+
+def model_params(task: str, params: dict, loss: str) -> dict:
+    """The estimator's keyword arguments: the loss only for a regressor."""
+    return {**params, "loss": loss} if task == "regression" else dict(params)
+
+
+def _estimator(task: str, params: dict):
+    cls = GradientBoostingRegressor if task == "regression" else GradientBoostingClassifier
+    return cls(**params)
+
+
+def fit_model(dataset: Dataset, params: tuple, text: str = "Boosting: rounds done"):
+    """The model on every tree-usable feature, fitted once per (dataset hash, parameters)
+    and shared; a miss fits with a progress bar. Raises ValueError when it cannot be fitted.
+    """
+    def fit(progress):
+        X = dataset.X_train[features(dataset)]
+        return _estimator(dataset.task, dict(params)).fit(X, dataset.y_train, progress=progress)
+    return fit_once(("gradient_boosting", dataset.content_hash, params), fit, text.rstrip(":"))
+
+
+def one_feature_data(dataset: Dataset, feature: str, positive) -> tuple[pd.DataFrame, np.ndarray]:
+    """Training rows with ``feature`` present; the target, or its 0/1 indicator of a class."""
+    keep = dataset.X_train[feature].notna().to_numpy()
+    y = dataset.y_train.to_numpy()[keep]
+    if positive is not None:
+        y = (y.astype(str) == str(positive)).astype(float)
+    return dataset.X_train.loc[keep, [feature]].astype(float), y
+
+
+@st.cache_data(max_entries=4, show_spinner="Boosting on one feature…")
+def one_feature(_dataset: Dataset, content_hash: str, params: tuple, feature: str,
+                positive) -> gf.OneFeatureStages:
+    """Every round of a regressor of the target (or class indicator) on one feature."""
+    X, y = one_feature_data(_dataset, feature, positive)
+    model = GradientBoostingRegressor(**dict(params)).fit(X, y)
+    label = _dataset.target if positive is None else f"1[{_dataset.target} = {positive}]"
+    return gf.one_feature_stages(model, X, y, label)
+
+
+def shrinkage_values(nu: float) -> list[float]:
+    """The chosen ν and two of 1, 0.1, 0.01 (the two farthest apart from it on a log scale)."""
+    others = [v for v in SHRINKAGE_VALUES if not np.isclose(v, nu)]
+    if len(others) == 3:  # ν is none of them: drop the one nearest to it
+        others.pop(int(np.argmin([abs(np.log10(v / nu)) for v in others])))
+    return sorted([nu, *others], reverse=True)
+
+
+def shrinkage_curves(dataset: Dataset, params: dict) -> dict:
+    """Loss curves for each ν of :func:`shrinkage_values`, fitted with a progress bar."""
+    nus = shrinkage_values(params["learning_rate"])
+    curves = {}
+    for i, nu in enumerate(nus):
+        key = tuple(sorted({**params, "learning_rate": nu}.items()))
+        model = fit_model(dataset, key, f"Boosting with ν = {nu:g} ({i + 1} of {len(nus)}):")
+        curves[nu] = loss_curve(model, dataset, dataset.content_hash, key)
+    return curves
+
+
+@st.cache_data(max_entries=16, show_spinner="Scoring every round…")
+def loss_curve(_model, _dataset: Dataset, content_hash: str, params: tuple) -> pd.DataFrame:
+    """Training and test loss of the model after every round (see ``gf.loss_curves``)."""
+    X_train, X_test = (part[features(_dataset)] for part in (_dataset.X_train, _dataset.X_test))
+    return gf.loss_curves(_model, X_train, _dataset.y_train, X_test, _dataset.y_test)
+
+
+def n_repeats(dataset: Dataset) -> int:
+    """Shuffles per column: 5, or 3 with many columns (each one predicts the test rows)."""
+    return 5 if len(features(dataset)) <= 20 else 3
+
+
+@st.cache_data(max_entries=16, show_spinner="Shuffling each column of the test rows…")
+def permutation(_model, _dataset: Dataset, content_hash: str, params: tuple) -> pd.DataFrame:
+    """Permutation importance of the model on the test rows."""
+    columns = features(_dataset)
+    X_test = _dataset.X_test[columns]
+    if all(_dataset.feature_kinds.get(c) == "numeric" for c in columns):
+        X_test = X_test.to_numpy(dtype=float)  # the encoder's fast path: ~3x quicker here
+    return permutation_importance(_model, X_test, _dataset.y_test,
+                                  n_repeats=n_repeats(_dataset),
+                                  random_state=dict(params)["random_state"])
+
+
+@st.cache_data(max_entries=16, show_spinner="Scoring every round…")
+def errors(_model, _dataset: Dataset, content_hash: str, params: tuple) -> pd.DataFrame:
+    X_train, X_test = (part[features(_dataset)] for part in (_dataset.X_train, _dataset.X_test))
+    return gf.staged_errors(_model, X_train, _dataset.y_train, X_test, _dataset.y_test)
+
+
+@st.cache_resource(max_entries=8, show_spinner="Boosting on the two features…")
+def fit_pair(_dataset: Dataset, content_hash: str, params: tuple, pair: tuple[str, str]):
+    return GradientBoostingClassifier(**dict(params)).fit(_dataset.X_train[list(pair)],
+                                                          _dataset.y_train)
+
+
+@st.cache_data(max_entries=8, show_spinner="Predicting the grid after every round…")
+def pair_grids(_dataset: Dataset, content_hash: str, params: tuple,
+               pair: tuple[str, str]) -> dict:
+    """The two-feature model's class on a grid after every round (int8, one fit)."""
+    model = fit_pair(_dataset, content_hash, params, pair)
+    resolution = 120 if dict(params)["n_estimators"] <= 300 else 80  # bounded memory
+    return gf.staged_grids(model, _dataset.X_train[list(pair)], resolution)
+
+
+ROUND_TEXT = """Seed 004 writes $S_{t+1} = S_t - \\nu\\, w_t$, the weak model $w_t$ fitted to the
+gradient $\\partial L(y, S_t)/\\partial S_t$. For the squared error, taken as
+$L = \\tfrac12 (y - S_t)^2$ (the seed's $(y - S_t)^2$ halved, as scikit-learn does), that
+gradient is $-(y - S_t)$: **the residual is minus the gradient**. So the tree $f_{t+1} = -w_t$
+is fitted to the residuals $r = y - S_t$ (below, points) and added:
+$S_{t+1} = S_t + \\nu\\, f_{t+1}(x)$ (above, the step line moves by ν times the green step)."""
+
+OTHER_LOSS_TEXT = ("With the {loss} loss the tree splits on the pseudo-residuals −∂L/∂S_t "
+                   "(crosses); each leaf then takes the loss's best step (absolute: the median "
+                   "of y − S_t in the leaf), which is the green step, on the scale of y − S_t.")
+
+
+def round_view(dataset: Dataset, params: dict, loss: str, style) -> None:
+    """Choose x (and a class); step through the rounds of a one-feature regressor."""
+    numeric = numeric_features(dataset)
+    if not numeric:
+        st.info("The one-feature picture needs a numeric feature and this data has none. "
+                "The other tabs use every feature.")
+        return
+    pick, focus = st.columns(2)
+    feature = pick.selectbox("Feature x", numeric, key="gb_x", bind="query-params",
+                             help=HELP["feature"])
+    positive = None
+    if dataset.task == "classification":
+        names = [str(c) for c in dataset.class_names]
+        positive = focus.selectbox("Class c (the target is 1[y = c])", names,
+                                   index=min(1, len(names) - 1), key="gb_class",
+                                   bind="query-params", help=HELP["class"])
+    key = (dataset.content_hash, tuple(sorted({**params, "loss": loss}.items())), feature,
+           positive)
+    try:
+        stages = one_feature(dataset, *key)
+    except ValueError as error:
+        st.error(f"**No model on {feature} alone.** {error} Choose another feature.")
+        return
+    st.markdown(ROUND_TEXT)
+    missing = int(dataset.X_train[feature].isna().sum())
+    if missing:
+        st.caption(f"{missing:,} training rows with {feature} missing are left out of this "
+                   "picture (the other tabs keep them).")
+    if loss != "squared_error":
+        st.caption(OTHER_LOSS_TEXT.format(loss=loss.split("_")[0]))
+
+    def draw(t: int) -> None:
+        stages = one_feature(dataset, *key)
+        st.markdown(f"**Round {t}** of {stages.n_rounds}: mean squared residual "
+                    f"{gf.mean_squared_residual(stages, t):.4g}"
+                    + ("" if t < stages.n_rounds else " (every tree is in: nothing left to add)"))
+        st.plotly_chart(gf.round_figure(stages, t, style), width="stretch", key="gb_round_chart")
+
+    stepped(draw, first=0, last=stages.n_rounds, key="gb_round", label="Round t")
+
+
+def classification_view(dataset: Dataset, model, model_key: tuple, style) -> None:
+    """Staged test error of the model; the boundary of a two-feature model after round t."""
+    staged = errors(model, dataset, dataset.content_hash, model_key)
+    best = staged.loc[staged["test"].idxmin()]
+    st.plotly_chart(gf.staged_error_figure(staged, style=style), width="stretch")
+    st.caption(f"All features. Lowest test error {best['test']:.1%} after round "
+               f"{int(best['round'])}; after all {len(staged)} rounds {staged['test'].iloc[-1]:.1%}.")
+    numeric = numeric_features(dataset)
+    if len(numeric) < 2:
+        st.info("The decision boundary needs two numeric features; this data has fewer.")
+        return
+    first, second = st.columns(2)
+    a = first.selectbox("x axis", numeric, index=0, key="gb_fx", bind="query-params")
+    b = second.selectbox("y axis", [c for c in numeric if c != a], index=0, key="gb_fy",
+                         bind="query-params")
+    pair = (a, b)
+    classes = fit_pair(dataset, dataset.content_hash, model_key, pair).classes_
+    train, y_train = _at_most(dataset.X_train[list(pair)], dataset.y_train, MAX_POINTS)
+    test, y_test = _at_most(dataset.X_test[list(pair)], dataset.y_test, MAX_POINTS // 3)
+
+    def draw(t: int) -> None:
+        grids = pair_grids(dataset, dataset.content_hash, model_key, pair)
+        figure = gf.boundary_round_figure(grids, t, train, y_train, test, y_test, classes,
+                                          style)
+        st.plotly_chart(figure, width="stretch", key="gb_boundary_chart")
+
+    stepped(draw, first=0, last=len(staged), key="gb_bround", label="Round t")
+    shown = ("" if len(train) == len(dataset.y_train) else
+             f" Drawn: {len(train):,} of {len(dataset.y_train):,} training rows and "
+             f"{len(test):,} of {len(dataset.y_test):,} test rows, at random (the browser "
+             "stays quick); the model used them all.")
+    st.caption("A model with the same settings refitted on these two columns only. Filled "
+               "points: training rows; hollow: test rows. Round 0 is S₀, the class priors."
+               + shown)
+
+
+#: At most this many training rows are drawn over a boundary (a third as many test rows).
+MAX_POINTS = 900
+
+
+def _at_most(X: pd.DataFrame, y: pd.Series, n: int) -> tuple[pd.DataFrame, pd.Series]:
+    """A random (fixed-seed) subset of ``n`` rows in their original order, or all of them."""
+    if len(y) <= n:
+        return X, y
+    rows = np.sort(np.random.default_rng(0).choice(len(y), n, replace=False))
+    return X.iloc[rows], y.iloc[rows]
