@@ -4,6 +4,7 @@ import streamlit as st
 from engine.metrics import accuracy_score, confusion_matrix, mean_squared_error, r2_score
 from ui import gb_controls as gc
 from ui import state
+from ui.take_home import take_home
 from viz import gb_figures as gf
 from viz import tree_figures as tf
 
@@ -103,3 +104,5 @@ with views[4]:
                          help="R² = 1 − Σ(y − S_T)² / Σ(y − ȳ)² on the test rows.")
             mse.metric("Test mean squared error", f"{mean_squared_error(y_test, predicted):.4g}")
             st.plotly_chart(gf.prediction_figure(y_test, predicted, style), width="stretch")
+
+take_home(full_model, dataset, features, "gb")

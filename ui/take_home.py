@@ -34,12 +34,17 @@ def _parse(content: bytes) -> pd.DataFrame:
 
 
 def take_home(model, dataset: Dataset, features: list[str], key_prefix: str) -> None:
-    """The whole "Take it home" section for ``model``, fitted on ``dataset[features]``."""
+    """The whole "Take it home" section for ``model``, fitted on ``dataset[features]``.
+
+    ``model`` may also be a function returning it, called only when the section is
+    opened (pages whose model is fitted on demand pass one).
+    """
     box = st.expander("Take it home: model file, predictions, new rows", icon=":material/download:",
                       key=f"{key_prefix}_home", bind="query-params")
     if not box.open:
         return
     with box:
+        model = model() if callable(model) and not hasattr(model, "predict") else model
         _downloads(model, dataset, features, key_prefix)
         st.divider()
         _new_rows(model, dataset, features, key_prefix)

@@ -84,3 +84,12 @@ def test_hand_edited_links_do_not_break_the_page(home, mode):
     at = run_app(PAGE, data="playtennis", nb_home=home, nb_new_mode=mode)
     assert_clean(at)
     assert at.title[0].value == "Naive Bayes"
+
+
+def test_a_page_whose_model_is_fitted_on_demand_offers_it_when_opened():
+    from tests.app.test_pages import assert_clean, run_app
+
+    at = run_app("app_pages/gradient_boosting.py", data="iris", gb_home="true", gb_n_estimators="10")
+    assert_clean(at)
+    assert any(e.label.startswith("Take it home") for e in at.expander)
+    assert len(at.get("download_button")) >= 2
