@@ -1,0 +1,149 @@
+"""The Compare page under AppTest: every sample, every tab, links, and spam against seed 004.
+
+Each test is one first run with its state in the URL (see tests/app/test_pages.py for why);
+small B and T keep the runs fast.
+"""
+import base64
+import json
+
+import numpy as np
+import pandas as pd
+import plotly.io as pio
+import pytest
+
+from tests.app.test_pages import SAMPLES, assert_clean, run_app
+from ui import compare_controls as cc
+
+PAGE = "app_pages/compare.py"
+SMALL = {"cmp_b": "4", "cmp_t_ada": "8", "cmp_t_gb": "8"}
+
+
+def run_page(**query):
+    return run_app(PAGE, **{**SMALL, **query})
+
+
+def table_of(at) -> pd.DataFrame:
+    return at.dataframe[0].value
+
+
+def percent(table: pd.DataFrame, column: str = "test error") -> dict[str, float]:
+    """Model → the per cent shown in ``column`` (the table shows text such as "9.6%")."""
+    return {m: float(v.rstrip("%")) for m, v in zip(table["model"], table[column], strict=True)}
+
+
+def figure_of(at, index: int = 0):
+    """The chart's figure, with plotly's base64 typed arrays decoded back to numbers."""
+    spec = json.loads(at.get("plotly_chart")[index].proto.spec)
+    for trace in spec["data"]:
+        for axis in ("x", "y"):
+            if isinstance(trace.get(axis), dict):
+                trace[axis] = np.frombuffer(base64.b64decode(trace[axis]["bdata"]),
+                                            dtype=trace[axis]["dtype"]).tolist()
+    return pio.from_json(json.dumps(spec))
+
+
+LARGE = {"mushroom", "spambase", "esl_10_2"}  # thousands of rows: seconds per model
+
+
+@pytest.mark.parametrize("sample", [pytest.param(s, marks=pytest.mark.slow) if s in LARGE else s
+                                    for s in SAMPLES])
+def test_every_sample_gets_a_table_and_a_bar_chart(sample):
+    at = run_page(data=sample)
+    assert_clean(at)
+    assert at.title[0].value == "Compare"
+    assert not at.error, [e.value for e in at.error]
+    chosen = at.multiselect(key="cmp_models").value
+    table = table_of(at)
+    assert table["model"].tolist() == [cc.MODELS[i] for i in chosen]
+    bars = figure_of(at).data[0]
+    assert list(bars.y) == table["model"].tolist()
+    if sample == "reviews":  # text only: Naive Bayes is the one model that reads words
+        assert chosen == ["nb"]
+    elif table.columns[1] == "test error":
+        assert len(chosen) == 7
+        assert np.allclose(bars.x, list(percent(table).values()), atol=0.05)  # shown to 0.1
+    else:
+        assert chosen == list(cc.REGRESSION)
+        assert np.allclose(bars.x, table["test MSE"].astype(float), rtol=1e-3)  # 4 digits shown
+
+
+def test_link_chooses_models_by_name_and_drops_unknown_ones():
+    at = run_page(data="iris", cmp_models=["Random forest", "Bagging", "no such model"])
+    assert_clean(at)
+    assert set(at.multiselect(key="cmp_models").value) == {"bagging", "forest"}
+    table = table_of(at)
+    assert table["model"].tolist() == ["Bagging", "Random forest"]
+    assert table["trees"].tolist() == ["4", "4"]  # B from the link
+
+
+def test_regression_target_offers_only_regression_models():
+    at = run_page(data="friedman1", cmp_models=["Naive Bayes", "AdaBoost", "Decision tree"])
+    assert_clean(at)
+    assert at.multiselect(key="cmp_models").value == ["tree"]
+    table = table_of(at)
+    assert {"test MSE", "test R²"} <= set(table.columns)
+    assert float(table["test R²"].iloc[0]) < 1
+
+
+def test_learning_curves_end_at_the_fitted_models_test_error():
+    at = run_page(data="xor", cmp_models=["Decision tree", "AdaBoost"])
+    errors = percent(table_of(at))
+    at = run_page(data="xor", cmp_models=["Decision tree", "AdaBoost"], cmp_view="Learning curves")
+    assert_clean(at)
+    traces = figure_of(at).data
+    assert len(traces) == 4  # test and training line per model
+    n_train = cc.curve_sizes(int(traces[0].x[-1]))
+    for trace in traces:
+        assert list(trace.x) == n_train and len(n_train) == 6
+    for name in errors:  # the last point is the fitted model of the table
+        test_line = next(t for t in traces if t.name == name and t.showlegend)
+        assert test_line.y[-1] == pytest.approx(errors[name] / 100, abs=0.0005)
+    tree_train = next(t for t in traces if t.name == "Decision tree" and not t.showlegend)
+    assert max(tree_train.y) == 0  # a full-depth tree fits its rows (xor: no duplicates)
+
+
+def test_roc_curves_for_two_classes_and_a_message_otherwise():
+    at = run_page(data="two_moons", cmp_view="ROC curves")
+    assert_clean(at)
+    names = [t.name for t in figure_of(at).data]
+    assert len(names) == 8 and all("AUC" in n for n in names)
+    at = run_page(data="iris", cmp_view="ROC curves")
+    assert_clean(at)
+    assert "3 classes" in at.info[0].value and not at.get("plotly_chart")
+    at = run_page(data="friedman1", cmp_view="ROC curves")
+    assert "regression" in at.info[0].value
+
+
+def test_no_model_chosen_says_what_to_do():
+    at = run_page(data="iris", cmp_models="")
+    assert_clean(at)
+    assert "at least one model" in at.info[0].value
+
+
+def test_training_order_keeps_class_shares_in_every_prefix():
+    y = np.repeat(["spam", "ham"], [300, 700])
+    order = cc.training_order(np.random.default_rng(1).permutation(y), seed=4)
+    shuffled = np.random.default_rng(1).permutation(y)[order]
+    assert sorted(order) == list(range(1000))
+    for n in (20, 60, 100, 400, 1000):
+        # a plain shuffle misses 0.3 n by about √(0.21 n) rows: 2–9 here
+        assert abs(np.count_nonzero(shuffled[:n] == "spam") - 0.3 * n) <= 1.5
+
+
+def test_curve_sizes_are_distinct_and_never_tiny():
+    assert cc.curve_sizes(3450) == [345, 690, 1380, 2070, 2760, 3450]
+    assert cc.curve_sizes(10) == [6, 8, 10]
+
+
+@pytest.mark.slow
+def test_spambase_table_lands_near_seed_004():
+    at = run_app(PAGE, data="spambase", cmp_models=["Decision tree", "Bagging", "Random forest"])
+    assert_clean(at)
+    error = percent(table_of(at))
+    # Seed 004 (ESL's split): tree 9.3%, bagging 5.4%, forest 4.9%. On one random split
+    # of 1151 test rows the standard error of a 5% rate is 0.6 points: bands of ±2 points.
+    assert 7.3 <= error["Decision tree"] <= 11.3  # per cent, as the table shows it
+    assert 3.4 <= error["Bagging"] <= 7.4
+    assert 2.9 <= error["Random forest"] <= 6.9
+    assert error["Random forest"] <= error["Bagging"] < error["Decision tree"]
+    assert any("seed 004: 9.3%" in m.value for m in at.markdown)

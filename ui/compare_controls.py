@@ -1,0 +1,304 @@
+"""Streamlit glue of the Compare page: its controls, its fits and its cached curves.
+
+Every control's key starts with ``cmp_`` and is bound to the URL. Each model is fitted
+once per (dataset content hash, model, parameters) and kept by ``st.cache_resource``,
+so adding a model to the selection fits only that one; learning curves are cached per
+model the same way and computed only when their tab is open.
+"""
+from __future__ import annotations
+
+import math
+import threading
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from engine.data import Dataset
+from engine.ensemble import (AdaBoostClassifier, BaggingClassifier, GradientBoostingClassifier,
+                             GradientBoostingRegressor, RandomForestClassifier,
+                             RandomForestRegressor)
+from engine.tree import DecisionTreeClassifier, DecisionTreeRegressor
+from engine.tree._prune import choose_ccp_alpha_cv
+from ui import nb_controls
+from ui.tree_controls import tree_features
+from viz import compare_figures as cf
+from viz.compare_figures import Entry, model_error
+
+#: URL id → display name (the names of viz.compare_figures.MODEL_NAMES).
+MODELS = {"nb": "Naive Bayes", "tree": "Decision tree", "pruned": "Pruned tree (CV)",
+          "bagging": "Bagging", "forest": "Random forest", "adaboost": "AdaBoost",
+          "gboost": "Gradient boosting"}
+REGRESSION = ("tree", "pruned", "bagging", "forest", "gboost")
+#: Shares of the training rows of each learning-curve point (the last reuses the fit).
+FRACTIONS = (0.1, 0.2, 0.4, 0.6, 0.8, 1.0)
+MIN_CURVE_ROWS = 6
+
+HELP = {
+    "models": (
+        "All fitted on the same training rows and scored on the same test rows. "
+        "**Naive Bayes**: the Naive Bayes page's default (categorical counts, Gaussian "
+        "numbers, bag of words). **Decision tree**: grown until its leaves are pure. "
+        "**Pruned tree (CV)**: cost-complexity α chosen by 5-fold cross-validation, "
+        "minimising R_α(T) = R(T) + α|T|. **Bagging**: f̂(x) = (1/B) Σ_b f̂_b(x) over B "
+        "trees on bootstrap samples. **Random forest**: bagging with m = √p features "
+        "(p/3 for regression) drawn at each split. **AdaBoost**: sign Σ_t α_t h_t(x) over "
+        "T stumps. **Gradient boosting**: T trees of depth 3, each fitted to the residuals."),
+    "n_trees": "B, the number of bootstrap trees of bagging and the random forest.",
+    "ada_rounds": "T, the number of AdaBoost rounds (one stump h_t each).",
+    "gb_rounds": "T, the number of gradient boosting rounds (one depth-3 tree each, "
+                 "learning rate ν = 0.1): S_t = S_{t−1} + ν h_t.",
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """B and the two T's (hashable: part of the cache keys)."""
+
+    n_trees: int = 100
+    ada_rounds: int = 200
+    gb_rounds: int = 100
+
+
+def available(dataset: Dataset) -> list[str]:
+    """The model ids that can learn this target from these columns."""
+    ids = list(MODELS) if dataset.task == "classification" else list(REGRESSION)
+    if not tree_features(dataset):  # only text: Naive Bayes alone reads words
+        ids = [i for i in ids if i == "nb"]
+    return ids
+
+
+def columns_of(dataset: Dataset, model_id: str) -> tuple[str, ...]:
+    """Naive Bayes reads every feature (text too); the tree models leave text out."""
+    return tuple(dataset.features if model_id == "nb" else tree_features(dataset))
+
+
+def controls(dataset: Dataset) -> tuple[list[str], Settings]:
+    """The model multiselect and (in the sidebar) B and T; returns (chosen ids, settings)."""
+    options = available(dataset)
+    # Bound to the URL by display name; names not offered here are dropped by Streamlit.
+    chosen = st.multiselect("Models", options, default=options, key="cmp_models",
+                            format_func=MODELS.get, bind="query-params", help=HELP["models"])
+    with st.sidebar:
+        st.subheader("Ensemble sizes")
+        settings = Settings(
+            int(st.number_input("Trees B (bagging, forest)", 1, 1000, 100, key="cmp_b",
+                                bind="query-params", help=HELP["n_trees"])),
+            int(st.number_input("Rounds T (AdaBoost)", 1, 2000, 200, key="cmp_t_ada",
+                                bind="query-params", help=HELP["ada_rounds"])),
+            int(st.number_input("Rounds T (gradient boosting)", 1, 2000, 100, key="cmp_t_gb",
+                                bind="query-params", help=HELP["gb_rounds"])))
+    return [i for i in options if i in chosen], settings
+
+
+def estimator(model_id: str, task: str, settings: Settings, seed: int, texts=()):
+    """The unfitted model (for "pruned": the full tree whose α cross-validation picks)."""
+    B, regress = settings.n_trees, task == "regression"
+    if model_id == "nb":
+        return nb_controls.Spec().make(tuple(texts))
+    if model_id in ("tree", "pruned"):
+        return (DecisionTreeRegressor if regress else DecisionTreeClassifier)(random_state=seed)
+    if model_id == "bagging" and regress:  # a forest that sees all p features is bagging
+        return RandomForestRegressor(n_estimators=B, max_features=1.0, oob_score=True,
+                                     random_state=seed)
+    if model_id == "bagging":
+        return BaggingClassifier(n_estimators=B, oob_score=True, random_state=seed)
+    if model_id == "forest":
+        forest = RandomForestRegressor if regress else RandomForestClassifier
+        return forest(n_estimators=B, oob_score=True, random_state=seed)
+    if model_id == "adaboost":
+        return AdaBoostClassifier(n_estimators=settings.ada_rounds, random_state=seed)
+    booster = GradientBoostingRegressor if regress else GradientBoostingClassifier
+    return booster(n_estimators=settings.gb_rounds, max_depth=3, random_state=seed)
+
+
+Progress = Callable[[int, int], None]
+
+
+def train(model, model_id: str, X: pd.DataFrame, y: pd.Series,
+          progress: Progress | None = None) -> tuple[object, float, str]:
+    """Fit ``model`` on (X, y); returns (model, seconds, note). Raises ValueError."""
+    start, note = time.perf_counter(), ""
+    if model_id == "pruned":
+        folds = min(5, len(y) // 2)
+        if folds >= 2:
+            alpha, _ = choose_ccp_alpha_cv(model, X, y, cv=folds, random_state=0)
+            model.set_params(ccp_alpha=float(alpha))
+            note = f"α = {alpha:.3g} ({folds}-fold CV)"
+        else:
+            note = "too few rows to cross-validate: not pruned"
+    if progress is not None and model_id in ("bagging", "forest", "adaboost", "gboost"):
+        model.fit(X, y, progress=progress)
+    else:
+        model.fit(X, y)
+    return model, time.perf_counter() - start, note
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _slot(content_hash: str, kind: str, model_id: str, params: tuple) -> dict:
+    """A bounded, shared box for one result, filled by :func:`_cached`.
+
+    The fit runs outside the cached function on purpose: a progress bar moved from
+    inside an ``st.cache_*`` function is recorded for replay, and replaying it on a
+    cache hit fails because the bar belongs to an earlier run.
+    """
+    return {"lock": threading.Lock()}
+
+
+def _cached(dataset: Dataset, kind: str, model_id: str, params: tuple, compute):
+    """``compute()`` once per (dataset, kind, model, params); later calls return it."""
+    slot = _slot(dataset.content_hash, kind, model_id, params)
+    with slot["lock"]:  # two students asking at once: one fit, the other waits
+        if "value" not in slot:
+            slot["value"] = compute()
+    return slot["value"]
+
+
+def _fit(dataset: Dataset, model_id: str, params: tuple, progress: Progress | None) -> Entry:
+    settings = Settings(**dict(params))
+    columns = columns_of(dataset, model_id)
+    model = estimator(model_id, dataset.task, settings, dataset.random_state,
+                      nb_controls.text_columns(dataset))
+    model, seconds, note = train(model, model_id, dataset.X_train[list(columns)],
+                                 dataset.y_train, progress)
+    return Entry(MODELS[model_id], model, seconds, columns, note)
+
+
+def _params(settings: Settings, model_id: str) -> tuple:
+    # Only what this model depends on goes into its cache key.
+    names = {"bagging": "n_trees", "forest": "n_trees", "adaboost": "ada_rounds",
+             "gboost": "gb_rounds"}
+    return ((names[model_id], getattr(settings, names[model_id])),) if model_id in names else ()
+
+
+def fit_all(dataset: Dataset, chosen: list[str], settings: Settings):
+    """Fit (or fetch) every chosen model, with a progress bar "3 of 7 models".
+
+    Returns (entries, failures): failures maps a model name to the reason it failed.
+    """
+    bar = st.progress(0.0, text="Fitting the models…")
+    entries, failures, n = [], {}, len(chosen)
+    for i, model_id in enumerate(chosen):
+        name = MODELS[model_id]
+
+        def report(done: int, total: int, i=i, name=name) -> None:
+            bar.progress(min((i + done / max(total, 1)) / n, 1.0),
+                         text=f"{i + 1} of {n} models: {name} ({done} of {total} done)")
+
+        bar.progress(i / n, text=f"{i + 1} of {n} models: {name}")
+        try:
+            params = _params(settings, model_id)
+            entries.append(_cached(dataset, "fit", model_id, params,
+                                   lambda: _fit(dataset, model_id, params, report)))
+        except ValueError as error:
+            failures[name] = str(error)
+    bar.empty()
+    return entries, failures
+
+
+def training_order(y, seed: int) -> np.ndarray:
+    """An order of the training rows whose every prefix keeps the class shares.
+
+    Each class's rows are shuffled and given the positions (k + u)/n_c, k = 0..n_c−1,
+    u ~ U(0, 1); sorting all rows by position interleaves the classes, so the first
+    n rows hold about n·n_c/N of class c (for regression: one shuffle).
+    """
+    rng = np.random.default_rng(seed)
+    codes = pd.factorize(pd.Series(y), sort=True)[0]
+    position = np.empty(len(codes))
+    for c in np.unique(codes):
+        rows = rng.permutation(np.flatnonzero(codes == c))
+        position[rows] = (np.arange(len(rows)) + rng.random(len(rows))) / len(rows)
+    return np.argsort(position, kind="stable")
+
+
+def curve_sizes(n_train: int) -> list[int]:
+    """Distinct training-set sizes for the learning curve (at least MIN_CURVE_ROWS)."""
+    sizes = {min(n_train, max(MIN_CURVE_ROWS, math.ceil(f * n_train))) for f in FRACTIONS}
+    return sorted(sizes)
+
+
+def _curve(dataset: Dataset, model_id: str, params: tuple, entry: Entry,
+           progress: Progress | None = None) -> pd.DataFrame:
+    """One model's learning curve: error on its first n training rows and on the test rows."""
+    settings, task = Settings(**dict(params)), dataset.task
+    X, y = dataset.X_train[list(entry.columns)], dataset.y_train
+    X_test, order = dataset.X_test[list(entry.columns)], training_order(y, dataset.random_state)
+    sizes, rows = curve_sizes(len(y)), []
+    for k, n in enumerate(sizes):
+        model = entry.model
+        if n < len(y):
+            model = estimator(model_id, task, settings, dataset.random_state,
+                              nb_controls.text_columns(dataset))
+            if "oob_score" in model.get_params():
+                model.set_params(oob_score=False)  # not drawn here; saves time
+            try:
+                model = train(model, model_id, X.iloc[order[:n]], y.iloc[order[:n]])[0]
+            except ValueError:
+                model = None  # e.g. one class only among so few rows: no point
+        rows.append({"model": entry.name, "n_train": n,
+                     "train_error": _error(model, X.iloc[order[:n]], y.iloc[order[:n]], task),
+                     "test_error": _error(model, X_test, dataset.y_test, task)})
+        if progress is not None:
+            progress(k + 1, len(sizes))
+    return pd.DataFrame(rows)
+
+
+def _error(model, X, y, task: str) -> float:
+    return np.nan if model is None else model_error(model, X, y, task)
+
+
+def learning_curves(dataset: Dataset, chosen: list[str], entries: list[Entry],
+                    settings: Settings) -> pd.DataFrame:
+    """Every chosen model's curve, with a progress bar (models × sizes done)."""
+    bar = st.progress(0.0, text="Learning curves…")
+    by_name = {e.name: e for e in entries}
+    fitted = [i for i in chosen if MODELS[i] in by_name]
+    n_sizes, frames = len(curve_sizes(len(dataset.y_train))), []
+    total = max(len(fitted) * n_sizes, 1)
+    for m, model_id in enumerate(fitted):
+
+        def report(done: int, _total: int, m=m, name=MODELS[model_id]) -> None:
+            bar.progress(min((m * n_sizes + done) / total, 1.0),
+                         text=f"{m * n_sizes + done} of {total} fits done ({name})")
+
+        params, entry = _params(settings, model_id), by_name[MODELS[model_id]]
+        frames.append(_cached(dataset, "curve", model_id, params,
+                              lambda: _curve(dataset, model_id, params, entry, report)))
+    bar.empty()
+    return pd.concat(frames, ignore_index=True)
+
+
+def cache_key(chosen: list[str], settings: Settings) -> tuple:
+    return tuple((i, _params(settings, i)) for i in chosen)
+
+
+@st.cache_data(max_entries=16, show_spinner="Scoring the models on the test rows…")
+def results(_dataset: Dataset, content_hash: str, key: tuple, _entries: list[Entry]):
+    """The results table of ``viz.compare_figures.results_table``, cached by the models' key."""
+    return cf.results_table(_entries, _dataset.X_test, _dataset.y_test, _dataset.task)
+
+
+@st.cache_data(max_entries=16, show_spinner="Computing the ROC curves…")
+def roc(_dataset: Dataset, content_hash: str, key: tuple, _entries: list[Entry]):
+    """Every model's ROC curve on the test rows (the second class is the positive one)."""
+    return cf.roc_table(_entries, _dataset.X_test, _dataset.y_test, _dataset.class_names[1])
+
+
+def show_table(table: pd.DataFrame) -> None:
+    """The results table as text: errors in per cent, "—" where a model has no such number."""
+    shown = table.copy()
+    for column in ("test error", "OOB error"):
+        if column in shown:
+            shown[column] = 100 * shown[column]
+    formats = {"test error": "{:.1f}%", "OOB error": "{:.1f}%", "training time (s)": "{:.2f}",
+               "trees": "{:.0f}", "leaves per tree": "{:.1f}", "test MSE": "{:.4g}",
+               "test R²": "{:.3f}", "OOB R²": "{:.3f}"}
+    for column, text in formats.items():
+        if column in shown:  # st.dataframe shows NaN as "None"; a dash reads as "not defined"
+            shown[column] = [("—" if pd.isna(v) else text.format(v)) for v in shown[column]]
+    config = {c: st.column_config.TextColumn(c, alignment="right") for c in formats if c in shown}
+    st.dataframe(shown, hide_index=True, width="stretch", column_config=config)
