@@ -1,8 +1,129 @@
-"""Random Forest page."""
-from ui.placeholder import coming_soon
+"""Random Forest page: bagged trees that try m of the p features at each split, seen from inside."""
+import streamlit as st
 
-coming_soon("Random Forest", [
-    "OOB and test error against the number of trees; bagging and forests side by side.",
-    "The effect of m, the number of features tried per split, and tree correlation ρ.",
-    "Permutation importance on out-of-bag rows next to impurity importance.",
-])
+from engine.metrics import accuracy_score, confusion_matrix, r2_score
+from ui import forest_controls as fc
+from ui import state
+from ui.stepper import stepped
+from viz import forest_figures as ff
+from viz import tree_figures as tf
+from viz.tree_dot import chart_css, tree_to_dot
+
+st.title("Random Forest")
+dataset = state.current_dataset()
+if dataset is None:
+    st.stop()
+style, classify = state.style(), dataset.task == "classification"
+features = fc.forest_features(dataset)
+if not features:
+    st.error("**A forest needs numeric or categorical features**; this data has only text "
+             "columns. Choose other features on the **Data** page.")
+    st.stop()
+
+with st.sidebar:
+    st.subheader("Forest parameters")
+    params = fc.controls(dataset)
+try:
+    forest = fc.fit_forest(dataset, params)
+except ValueError as error:
+    st.error(f"**This forest cannot be grown with these settings.** {error} "
+             "Change the parameter named above and the forest regrows.")
+    st.stop()
+key = fc.cache_key(dataset, params)
+p, m, B = len(features), params["max_features"], params["n_estimators"]
+X_test, y_test = dataset.X_test[features], dataset.y_test
+st.caption(f"{B} trees · m = {m} of p = {p} features per split"
+           f"{' (bagging: m = p)' if m == p else ''} · {len(dataset.y_train):,} training rows, "
+           f"{len(y_test):,} test rows")
+views = st.tabs(["OOB error", "Effect of m", "Importance", "Inside the forest", "Results"],
+                key="rf_view", bind="query-params")
+
+with views[0]:
+    if views[0].open:
+        compare = st.toggle("Compare with bagging (the same trees with m = p)", key="rf_bagging",
+                            bind="query-params", disabled=m == p)
+        curves = {"random forest" if m < p else "bagging": fc.error_curve(forest, dataset, *key)}
+        if compare and m < p:
+            bagging = {**params, "max_features": p}
+            curves["bagging"] = fc.error_curve(fc.fit_forest(dataset, bagging, what="bagged trees"),
+                                               dataset, *fc.cache_key(dataset, bagging))
+        st.plotly_chart(ff.oob_curve_figure(curves, error_label=ff.error_name(classify),
+                                            style=style), width="stretch")
+        if params["bootstrap"]:
+            st.markdown(f"**Out of bag (OOB)**: the rows a tree did not see. A bootstrap sample "
+                        f"of n rows misses each row with probability (1 − 1/n)ⁿ ≈ e⁻¹ ≈ "
+                        f"{ff.OOB_SHARE:.1%}, so every training row is scored by the trees "
+                        "that never saw it — a free estimate of the test error. Seed 004: when "
+                        "the OOB error stabilises, more trees no longer help.")
+        else:
+            st.info("Without bootstrap every tree sees every row: there is no OOB error, "
+                    "only the test error.")
+
+with views[1]:
+    if views[1].open:
+        st.markdown("B trees, each of variance σ² and pairwise correlation ρ, average to a "
+                    "prediction of variance (seed 004)")
+        rho, sigma2 = fc.correlation(forest, dataset, *key)
+        st.latex(ff.variance_latex(rho, sigma2, B))
+        st.caption(f"ρ and σ² measured on this forest's predictions over the {len(y_test):,} "
+                   "test rows. More trees shrink only the second term; the first, ρσ², stays. "
+                   "Drawing m < p features per split makes the trees less alike (smaller ρ).")
+        fc.sweep_view(dataset, params, style)
+
+with views[2]:
+    if views[2].open:
+        fc.importance_view(dataset, params, style)
+
+with views[3]:
+    if views[3].open:
+        shown, picked = st.columns(2)
+        depth = shown.number_input("Draw each tree down to depth", 1, 30, 3, key="rf_show_depth",
+                                   bind="query-params",
+                                   help="Deeper nodes fold into a dashed “… n more nodes” box.")
+        row = picked.number_input(f"Votes for test row (0–{len(y_test) - 1})", 0,
+                                  max(len(y_test) - 1, 0), 0, key="rf_row", bind="query-params")
+        missing = [j for j, c in enumerate(features) if dataset.X_train[c].isna().any()]
+
+        def draw_tree(b: int) -> None:
+            tree, counts = forest.estimators_[b - 1], forest.inbag_counts_[b - 1]
+            st.caption(f"Tree {b}: {tree.tree_.node_count} nodes, depth {tree.tree_.max_depth};"
+                       f" grown on {int((counts > 0).sum()):,} distinct rows, "
+                       f"{int((counts == 0).sum()):,} rows out of bag. Class counts in the boxes "
+                       "count a row drawn k times k times.")
+            st.markdown(chart_css(style), unsafe_allow_html=True)  # numbers only, no user text
+            st.graphviz_chart(tree_to_dot(tree, style=style, max_depth=depth,
+                                          missing_features=missing))
+            st.plotly_chart(ff.inbag_figure(forest.inbag_counts_, current=b, style=style),
+                            width="stretch")
+
+        stepped(draw_tree, first=1, last=B, key="rf_tree", label="Tree b", interval=1.5)
+        votes = ff.vote_table(forest, X_test.iloc[[row]])
+        truth = y_test.iloc[row]
+        if classify:
+            st.plotly_chart(ff.vote_figure(votes, style=style), width="stretch")
+            st.caption(f"True class: {truth}. The forest predicts the class of largest π "
+                       "(the mean of the trees' leaf class shares), usually the most voted.")
+        else:
+            st.plotly_chart(ff.tree_predictions_figure(votes, float(truth), style=style),
+                            width="stretch")
+
+with views[4]:
+    if views[4].open:
+        predicted = forest.predict(X_test)
+        scores, matrix_part = st.columns([1, 2])
+        if classify:
+            scores.metric("Test accuracy", f"{accuracy_score(y_test, predicted):.1%}",
+                          help="Share of test rows whose predicted class is the true class.")
+        else:
+            scores.metric("Test R²", f"{r2_score(y_test, predicted):.3f}",
+                          help="R² = 1 − Σ(y − ŷ)² / Σ(y − ȳ)² on the test rows.")
+        if params["bootstrap"]:
+            oob = f"{forest.oob_score_:.1%}" if classify else f"{forest.oob_score_:.3f}"
+            scores.metric("OOB accuracy" if classify else "OOB R²", oob,
+                          help="The same score on the training rows, each predicted only by "
+                               "the trees that did not see it.")
+        if classify:
+            matrix = confusion_matrix(y_test, predicted, labels=forest.classes_)
+            matrix_part.plotly_chart(tf.confusion_figure(matrix, forest.classes_, style),
+                                     width="stretch")
+        fc.boundary_view(dataset, params, style)

@@ -1,0 +1,266 @@
+"""Streamlit glue of the Random Forest page: its controls, cached fits and cached views.
+
+Every control's key starts with ``rf_`` and is bound to the URL query parameter of the
+same name. Forests are cached by (dataset content hash, parameters) with
+``st.cache_resource`` (the same object comes back, never re-pickled); everything derived
+from them (curves, importances, the m sweep, boundary grids) by ``st.cache_data`` under
+the same key, and only when the tab that shows it is open.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from engine.data import Dataset
+from engine.ensemble import RandomForestClassifier, RandomForestRegressor
+from engine.inspection import oob_permutation_importance, tree_correlation
+from ui.fitting import fit_once
+from ui.tree_controls import tree_features
+from viz import forest_figures as ff
+from viz import tree_figures as tf
+
+#: The m sweep fits one forest per m with at most this many trees (half as many when the
+#: training table has more cells than SWEEP_CELLS).
+SWEEP_TREES, SWEEP_CELLS = 50, 50_000
+NOISE = "random noise"
+
+HELP = {
+    "n_estimators": "B, the number of trees. Prediction averages them: ŷ = (1/B) Σ_b f̂_b(x) "
+                    "(regression), π = (1/B) Σ_b π_b (classification). Seed 004: about 200 "
+                    "trees are already sufficient; watch the OOB curve flatten.",
+    "max_features": "Before each split, draw m of the p features at random and split on the "
+                    "best of those m only. Seed 004's defaults: m ≈ √p (classification), "
+                    "m ≈ p/3 (regression). m = p is bagging. Smaller m: less alike trees "
+                    "(smaller ρ), each a little worse.",
+    "max_depth": "Nodes at this depth become leaves (the root has depth 0). Empty: grow until "
+                 "the leaves are pure or too small, as random forests usually do.",
+    "min_samples_leaf": "Every leaf keeps at least this many training rows (in-bag copies "
+                        "counted). Seed 004 (after Breiman): 1 for classification, 5 for "
+                        "regression.",
+    "bootstrap": "On: each tree grows on a bootstrap sample Z*b, n rows drawn with replacement. "
+                 "Off: every tree sees every row (then only the feature draws differ, and "
+                 "there are no out-of-bag rows).",
+}
+
+
+def forest_features(dataset: Dataset) -> list[str]:
+    """Columns the trees split on (text columns are left out, as on the tree page)."""
+    return tree_features(dataset)
+
+
+def default_m(task: str, p: int) -> int:
+    """Seed 004's m: ⌊√p⌋ for classification, ⌊p/3⌋ for regression (at least 1)."""
+    return ff.m_marks(p)["√p" if task == "classification" else "p/3"]
+
+
+def _clamped(key: str, low: int, high: int, default: int, marker: object) -> None:
+    """Put a valid value under ``key`` before its widget is drawn.
+
+    A value from the session or the URL is clamped to ``low..high``; when the data
+    changed (``marker`` differs from the one stored), the default comes back.
+    """
+    marker_key = f"_{key}_for"
+    value = st.session_state.get(key)
+    if marker_key in st.session_state and st.session_state[marker_key] != marker:
+        value = default
+    if value is None:
+        try:
+            value = int(st.query_params.get(key, default))
+        except (TypeError, ValueError):
+            value = default  # a hand-edited link: fall back
+    st.session_state[key] = int(min(max(value, low), high))
+    st.session_state[marker_key] = marker
+
+
+def controls(dataset: Dataset) -> dict:
+    """Draw the forest's controls; returns its parameters (keyword arguments)."""
+    p, task = len(forest_features(dataset)), dataset.task
+    marks = ff.m_marks(p)
+    _clamped("rf_trees", 1, 500, 100, None)
+    n_estimators = st.number_input("Number of trees B", 1, 500, key="rf_trees",
+                                   bind="query-params", help=HELP["n_estimators"])
+    _clamped("rf_m", 1, p, default_m(task, p), (p, task))
+    max_features = st.slider(
+        f"m: features per split (√p = {marks['√p']}, p/3 = {marks['p/3']}, p = {p} is bagging)",
+        1, max(p, 2), key="rf_m", bind="query-params", help=HELP["max_features"],
+        disabled=p == 1)
+    max_depth = st.number_input("Max depth", 1, 60, value=None, key="rf_max_depth",
+                                placeholder="no limit", bind="query-params",
+                                help=HELP["max_depth"])
+    _clamped("rf_min_leaf", 1, 1000, 1 if task == "classification" else 5, task)
+    min_leaf = st.number_input("Min samples per leaf", 1, 1000, key="rf_min_leaf",
+                               bind="query-params", help=HELP["min_samples_leaf"])
+    bootstrap = st.toggle("Bootstrap samples", value=True, key="rf_bootstrap",
+                          bind="query-params", help=HELP["bootstrap"])
+    return {"n_estimators": int(n_estimators), "max_features": int(min(max_features, p)),
+            "max_depth": max_depth, "min_samples_leaf": int(min_leaf),
+            "bootstrap": bool(bootstrap), "oob_score": bool(bootstrap),
+            "random_state": int(st.session_state.get("seed", 0)), "n_jobs": 1}
+
+
+def cache_key(dataset: Dataset, params: dict) -> tuple:
+    return dataset.content_hash, tuple(sorted(params.items()))
+
+
+def _estimator(task: str, params: dict):
+    cls = RandomForestClassifier if task == "classification" else RandomForestRegressor
+    return cls(**params)
+
+
+def training_rows(dataset: Dataset, noise: bool = False) -> pd.DataFrame:
+    """The training features; with ``noise``, plus a column of N(0, 1) noise."""
+    X = dataset.X_train[forest_features(dataset)]
+    if not noise:
+        return X
+    rng = np.random.default_rng(int(dataset.random_state or 0))
+    return X.assign(**{NOISE: rng.normal(size=len(X))})
+
+
+def fit_forest(dataset: Dataset, params: dict, *, noise: bool = False, what: str = "trees"):
+    """The fitted forest, fitted once per server and shared; a progress bar while it
+    grows. Raises ValueError."""
+    def fit(progress):
+        forest = _estimator(dataset.task, params)
+        return forest.fit(training_rows(dataset, noise), dataset.y_train, progress=progress)
+    return fit_once(("forest", *cache_key(dataset, params), noise), fit, f"Growing {what}")
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def error_curve(_forest, _dataset: Dataset, content_hash: str, params: tuple) -> pd.DataFrame:
+    return ff.error_curve(_forest, _dataset.X_test[forest_features(_dataset)], _dataset.y_test)
+
+
+@st.cache_data(max_entries=16, show_spinner="Measuring how alike the trees are…")
+def correlation(_forest, _dataset: Dataset, content_hash: str, params: tuple) -> tuple:
+    found = tree_correlation(_forest, _dataset.X_test[forest_features(_dataset)])
+    return found.rho, found.sigma2
+
+
+@st.cache_data(max_entries=16, show_spinner="Permuting each feature on each tree's OOB rows…")
+def oob_importance(_forest, _dataset: Dataset, content_hash: str, params: tuple,
+                   noise: bool) -> pd.DataFrame:
+    return oob_permutation_importance(_forest, training_rows(_dataset, noise), _dataset.y_train,
+                                      random_state=dict(params)["random_state"])
+
+
+def m_grid(p: int, current: int) -> list[int]:
+    """The m values of the sweep: 1, √p, p/3, p and the current m, plus the geometric
+    midpoint between each two neighbours (at most about ten forests)."""
+    marks = sorted({1, current, *ff.m_marks(p).values()})
+    mids = {int(round(np.sqrt(a * b))) for a, b in zip(marks, marks[1:], strict=False)}
+    return sorted(set(marks) | mids)
+
+
+def sweep_trees(dataset: Dataset, n_estimators: int) -> int:
+    """Trees per forest of the sweep: fewer on large data, where each tree costs more."""
+    size = len(dataset.y_train) * len(forest_features(dataset))
+    return min(n_estimators, SWEEP_TREES if size <= SWEEP_CELLS else SWEEP_TREES // 2)
+
+
+def m_sweep(dataset: Dataset, params: dict, grid: tuple, progress=None) -> pd.DataFrame:
+    """One forest per m in ``grid`` (the other parameters fixed): errors and ρ, σ²."""
+    rows, X_test = [], dataset.X_test[forest_features(dataset)]
+    report = progress or (lambda done, total: None)
+    for i, m in enumerate(grid):
+        forest = _estimator(dataset.task, {**params, "max_features": int(m)})
+
+        def step(done: int, total: int, i: int = i) -> None:
+            report(i * total + done, total * len(grid))  # trees over the whole sweep
+
+        forest.fit(training_rows(dataset), dataset.y_train, progress=step)
+        curve = ff.error_curve(forest, X_test, dataset.y_test)
+        found = tree_correlation(forest, X_test)
+        rows.append({"m": m, "oob": curve["oob"].iloc[-1], "test": curve["test"].iloc[-1],
+                     "rho": found.rho, "sigma2": found.sigma2})
+    return pd.DataFrame(rows)
+
+
+def sweep_view(dataset: Dataset, params: dict, style) -> None:
+    """Effect of m: the sweep (on request), its figure, and the measured variance."""
+    p = len(forest_features(dataset))
+    grid = tuple(m_grid(p, params["max_features"]))
+    n_trees = sweep_trees(dataset, params["n_estimators"])
+    if not st.toggle(f"Fit one forest of {n_trees} trees for each m in {list(grid)}",
+                     key="rf_m_run", bind="query-params",
+                     help="Each point is its own forest; fewer trees than above keep it quick."):
+        return
+    swept = {**params, "n_estimators": n_trees}
+    table = fit_once(("forest-m-sweep", *cache_key(dataset, swept), grid),
+                     lambda progress: m_sweep(dataset, swept, grid, progress),
+                     "Fitting one forest per m (trees)")
+    st.plotly_chart(ff.effect_of_m_figure(table, p, params["max_features"],
+                                          error_label=ff.error_name(dataset.task ==
+                                                                    "classification"),
+                                          style=style), width="stretch")
+    st.caption("Each point is a forest of its own. Small m: trees less alike (ρ falls) but "
+               "each tree weaker; m = p is bagging. Error is lowest somewhere in between.")
+
+
+def importance_view(dataset: Dataset, params: dict, style) -> None:
+    """OOB permutation importance beside impurity importance, optionally with noise."""
+    noise = st.toggle(f"Add a column of random noise (“{NOISE}”, N(0, 1), all values distinct)",
+                      key="rf_noise", bind="query-params",
+                      help="A feature that carries no information. Impurity importance still "
+                           "credits it (it offers many thresholds to split on); permutation "
+                           "importance stays near 0.")
+    forest = fit_forest(dataset, params, noise=noise, what="the forest with the noise column"
+                        if noise else "trees")
+    impurity = ff.impurity_importance_table(forest)
+    left, right = st.columns(2)
+    right.plotly_chart(ff.importance_bars_figure(
+        impurity, title="Impurity importance", x_title="impurity decrease (share)",
+        highlight=NOISE if noise else None, style=style), width="stretch")
+    if not params["bootstrap"]:
+        left.info("OOB permutation importance needs out-of-bag rows: turn **Bootstrap samples** on.")
+        return
+    table = oob_importance(forest, dataset, *cache_key(dataset, params), noise)
+    drop = "accuracy" if dataset.task == "classification" else "−MSE"
+    left.plotly_chart(ff.importance_bars_figure(
+        table, title="OOB permutation importance", x_title=f"OOB {drop} drop",
+        highlight=NOISE if noise else None, style=style), width="stretch")
+    st.caption("Permutation (seed 004): for each tree, OOB accuracy minus OOB accuracy with "
+               "feature k shuffled among its OOB rows, averaged over the trees; bars show ±1 "
+               "standard deviation across trees. Impurity: each tree's share of the total "
+               "impurity decrease made by splits on k, averaged.")
+    if noise:
+        rank = {name: int((t["importance_mean"] > t.set_index("feature").loc[NOISE,
+                          "importance_mean"]).sum()) + 1 for name, t in
+                (("permutation", table), ("impurity", impurity))}
+        st.markdown(f"The noise column ranks **{rank['impurity']}** of {len(impurity)} by "
+                    f"impurity and **{rank['permutation']}** by permutation importance.")
+
+
+@st.cache_data(max_entries=16, show_spinner="Fitting a forest on the two features…")
+def pair_grid(_dataset: Dataset, content_hash: str, params: tuple, pair: tuple) -> dict:
+    """A forest with the same parameters on two columns, predicted over a grid."""
+    bagging = dict(params)["max_features"] >= len(forest_features(_dataset))
+    settings = {**dict(params), "max_features": 2 if bagging else 1}
+    forest = _estimator(_dataset.task, settings).fit(_dataset.X_train[list(pair)],
+                                                     _dataset.y_train)
+    return tf.decision_grid(forest, _dataset.X_train[list(pair)], resolution=120)
+
+
+def boundary_view(dataset: Dataset, params: dict, style) -> None:
+    """The forest refitted on two chosen numeric features: its decision regions."""
+    numeric = [c for c in forest_features(dataset) if dataset.feature_kinds.get(c) == "numeric"]
+    if len(numeric) < 2:
+        st.info("The decision boundary needs two numeric features; this data has fewer.")
+        return
+    first, second = st.columns(2)
+    a = first.selectbox("x axis", numeric, index=0, key="rf_bx", bind="query-params")
+    b = second.selectbox("y axis", [c for c in numeric if c != a], index=0, key="rf_by",
+                         bind="query-params")
+    try:
+        grid = pair_grid(dataset, *cache_key(dataset, params), (a, b))
+    except ValueError as error:
+        st.error(f"**No forest on these two features.** {error} Choose two other columns.")
+        return
+    st.plotly_chart(tf.boundary_figure(grid, dataset.X_train[[a, b]], dataset.y_train,
+                                       dataset.X_test[[a, b]], dataset.y_test,
+                                       dataset.class_names, style,
+                                       title="Decision regions of a forest on two features"),
+                    width="stretch")
+    st.caption("A forest refitted on just these two columns (m = 1 of 2; 2 when m = p, bagging), same B and limits. "
+               "Filled points: training rows; hollow: test rows. Averaging many axis-parallel "
+               "trees gives a smoother, staircase boundary.")

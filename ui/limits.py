@@ -1,0 +1,111 @@
+"""How much work one click may start on a shared classroom server, and what happens above it.
+
+Streamlit runs one process for every student: a single request that fits a 1,000-tree forest
+on 100,000 rows would hold a core for minutes while thirty others wait. The limits below
+bound the work of one fit; docs/limits.md states them for users and teachers.
+
+* Uploads: ``MAX_UPLOAD_MB`` (= ``server.maxUploadSize`` in .streamlit/config.toml, which
+  the server itself enforces).
+* Rows: heavy models (forests, bagging, boosting) train on at most ``MAX_ROWS_HEAVY``
+  training rows; above that :func:`sample_rows` draws a seeded random sample and says so.
+* Ensemble size: at most ``MAX_TREES`` trees and ``MAX_ROUNDS`` boosting rounds.
+* Work: rows × models must stay under ``MAX_WORK[kind]``; :func:`check_work` refuses more
+  with a message saying what to lower.
+
+The work budgets come from bench/README.md: a 100-tree forest on spambase (4,601 rows)
+takes about 14 s of one core, 100 depth-3 gradient-boosting rounds on 20,000 rows about
+8 s, 200 AdaBoost stumps on 20,000 rows about 4 s. Each budget is about a minute of one
+core for a single fit.
+
+Examples
+--------
+>>> check_work(4_601, 100, "forest") is None
+True
+>>> print(check_work(100_000, 400, "forest"))  # doctest: +ELLIPSIS
+**This would take too long on a shared server.** ...
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ui.state import MAX_UPLOAD_MB
+
+__all__ = ["MAX_UPLOAD_MB", "MAX_ROWS_HEAVY", "MAX_TREES", "MAX_ROUNDS", "MAX_WORK",
+           "check_work", "sample_rows"]
+
+MAX_ROWS_HEAVY = 200_000
+MAX_TREES = 500
+MAX_ROUNDS = 1_000
+MAX_WORK = {
+    "forest": 4_000_000,     # rows × trees (full-depth trees)
+    "bagging": 4_000_000,    # rows × trees
+    "boosting": 20_000_000,  # rows × rounds of gradient boosting (shallow trees)
+    "adaboost": 40_000_000,  # rows × rounds of stumps
+}
+UNIT = {"forest": "trees", "bagging": "trees", "boosting": "rounds", "adaboost": "rounds"}
+MAX_MODELS = {"forest": MAX_TREES, "bagging": MAX_TREES, "boosting": MAX_ROUNDS,
+              "adaboost": MAX_ROUNDS}
+
+
+def check_work(n_rows: int, n_models: int, kind: str) -> str | None:
+    """None when a fit of ``n_models`` trees/rounds on ``n_rows`` rows is allowed, else why not.
+
+    Parameters
+    ----------
+    n_rows : int
+        Training rows the fit will see (after any sampling by :func:`sample_rows`).
+    n_models : int
+        Trees (forest, bagging) or rounds (boosting, AdaBoost).
+    kind : {"forest", "bagging", "boosting", "adaboost"}
+
+    Returns
+    -------
+    message : str or None
+        A message for ``st.error`` saying what to lower, or None when the fit may run.
+
+    Notes
+    -----
+    Allowed when ``n_models <= MAX_MODELS[kind]`` and ``n_rows × n_models <= MAX_WORK[kind]``.
+    """
+    if kind not in MAX_WORK:
+        raise ValueError(f"kind must be one of {sorted(MAX_WORK)}, got {kind!r}")
+    unit, most = UNIT[kind], MAX_MODELS[kind]
+    if n_models > most:
+        return (f"**{n_models:,} {unit} is more than this server allows ({most:,}).** "
+                f"Choose at most {most:,} {unit}.")
+    budget = MAX_WORK[kind]
+    if n_rows * n_models <= budget:
+        return None
+    fewer = max(budget // max(n_rows, 1), 1)
+    return (f"**This would take too long on a shared server.** {n_models:,} {unit} on "
+            f"{n_rows:,} training rows is more than the limit of {budget:,} rows × {unit}. "
+            f"Choose at most {fewer:,} {unit}, or fewer rows.")
+
+
+def sample_rows(X: pd.DataFrame, y: pd.Series, limit: int = MAX_ROWS_HEAVY,
+                seed: int = 0) -> tuple[pd.DataFrame, pd.Series, str | None]:
+    """At most ``limit`` rows of ``(X, y)``, drawn at random, and a notice when rows were left out.
+
+    Parameters
+    ----------
+    X : DataFrame of shape (n_samples, n_features)
+    y : Series of shape (n_samples,)
+    limit : int, default=MAX_ROWS_HEAVY
+    seed : int, default=0
+        The same seed gives the same sample (a shared link reproduces the model).
+
+    Returns
+    -------
+    X_sample : DataFrame of shape (min(n_samples, limit), n_features)
+    y_sample : Series of shape (min(n_samples, limit),)
+    notice : str or None
+        A sentence for ``st.info`` when rows were sampled; None when all are kept.
+    """
+    n_samples = len(X)
+    if n_samples <= limit:
+        return X, y, None
+    rows = np.sort(np.random.default_rng(seed).choice(n_samples, size=limit, replace=False))
+    notice = (f"This model trains on a random sample of {limit:,} of the {n_samples:,} "
+              f"training rows, so that it fits in reasonable time on a shared server.")
+    return X.iloc[rows], y.iloc[rows], notice
