@@ -1,8 +1,111 @@
-"""AdaBoost page."""
-from ui.placeholder import coming_soon
+"""AdaBoost page: seed 000's algorithm round by round, its error against T, every stump."""
+import numpy as np
+import streamlit as st
 
-coming_soon("AdaBoost", [
-    "Round by round: points sized by their weight αᵢ, the stump chosen, its weight ŵₜ.",
-    "The combined boundary sign(Σ ŵₜ fₜ(x)) after each round.",
-    "Training and test error against the number of rounds.",
-])
+from engine.metrics import accuracy_score, confusion_matrix
+from ui import adaboost_controls as ac
+from ui import limits, state
+from viz import adaboost_figures as af
+from viz import tree_figures as tf
+
+st.title("AdaBoost")
+st.caption("Notation of seed 000: f̂_t is round t's weak learner and ŵ_t its weight; α_i is "
+           "the weight of training point i. Each round fits f̂_t to the α-weighted points, "
+           "then raises the α_i of the points it got wrong.")
+dataset = state.current_dataset()
+if dataset is None:
+    st.stop()
+if dataset.task != "classification":
+    st.info(f"AdaBoost, as seed 000 teaches it, is a classifier: it counts wrong answers, and "
+            f"**{dataset.target}** is a number to predict (regression). For a numeric target "
+            f"use Gradient Boosting, which fits each new tree to the residuals; or choose a "
+            f"dataset with classes in the sidebar.")
+    st.page_link("app_pages/gradient_boosting.py", label="Open Gradient Boosting",
+                 icon=":material/trending_down:")
+    st.stop()
+features = ac.boost_features(dataset)
+if not features:
+    st.error("**AdaBoost needs numeric or categorical features**; this data has only text "
+             "columns. Choose other features on the **Data** page.")
+    st.stop()
+
+style = state.style()
+with st.sidebar:
+    st.subheader("Boosting parameters")
+    params = ac.controls()
+too_much = limits.check_work(len(dataset.y_train), params["n_estimators"], "adaboost")
+if too_much:
+    st.error(too_much)
+    st.stop()
+try:
+    model = ac.fit(dataset, params, features)
+except ValueError as error:
+    st.error(f"**AdaBoost cannot be fitted with these settings.** {error} Try a deeper weak "
+             "learner, or a target whose classes the features can tell apart.")
+    st.stop()
+key = (dataset.content_hash, tuple(sorted(params.items())))
+K, n_rounds = len(model.classes_), len(model.estimators_)
+
+notes = [f"{n_rounds} rounds · {K} classes · {len(dataset.y_train):,} training rows"]
+if n_rounds < params["n_estimators"]:
+    notes.append("boosting stopped early: " + ("a learner made no weighted error"
+                 if model.estimator_errors_[-1] == 0 else "the next learner was no better than chance"))
+st.caption(" · ".join(notes))
+if K > 2:
+    st.info(f"**{K} classes: SAMME.** A learner is useful when ε_t < 1 − 1/K = {1 - 1 / K:.3f}, "
+            f"and every model weight gains ½ ln(K − 1) = {0.5 * np.log(K - 1):.4f}: "
+            "ŵ_t = ½ ln((1 − ε_t)/ε_t) + ½ ln(K − 1). The ensemble predicts the class with the "
+            "largest total weight Σ_t ŵ_t 1{f̂_t(x) = k}.")
+
+views = st.tabs(["Round by round", "Error vs rounds", "All stumps", "Results"], key="ab_view",
+                bind="query-params")
+
+with views[0]:
+    if views[0].open:
+        ac.round_view(dataset, model, params, features, style)
+
+with views[1]:
+    if views[1].open:
+        train, test = ac.error_curves(model, dataset, *key, tuple(features))
+        single = ac.tree_errors(dataset, dataset.content_hash, tuple(features),
+                                params["random_state"])
+        shown_round = st.session_state.get("ab_round")  # the round stepped to, if any
+        st.plotly_chart(af.error_curve_figure(train, test, single, current=shown_round,
+                                              style=style), width="stretch")
+        best = int(np.argmin(test)) + 1
+        st.caption(f"Seed 000, Fig. 8.51. Lowest test error {test[best - 1]:.1%} after T = {best} "
+                   f"rounds; after all {n_rounds}: training {train[-1]:.1%}, test {test[-1]:.1%}. "
+                   "T is a hyperparameter: choose it on held-out data, not on the training error.")
+        st.plotly_chart(af.weight_curve_figure(model, style), width="stretch")
+
+with views[2]:
+    if views[2].open:
+        missing = bool(dataset.X_train[features].isna().any().any())
+        table = af.stump_table(model, note_missing=missing)
+        if params["max_depth"] > 1:
+            st.caption(f"The weak learners are trees of depth {params['max_depth']}: each row "
+                       "gives the root question and the majority class on each side of it.")
+        st.dataframe(table, hide_index=True, height=min(38 + 35 * len(table), 640),
+                     column_config={"ε_t": st.column_config.NumberColumn(format="%.4f"),
+                                    "ŵ_t": st.column_config.NumberColumn(format="%.4f")})
+        st.caption("ε_t: weighted error of round t (8.23). ŵ_t = ½ ln((1 − ε_t)/ε_t) (8.24)"
+                   + (", + ½ ln(K − 1) (SAMME)" if K > 2 else "")
+                   + (f", × η = {params['learning_rate']:g}" if params["learning_rate"] != 1 else "")
+                   + ". The ensemble: F̂(x) = sign(Σ_t ŵ_t f̂_t(x)) (8.25).")
+        st.download_button("Download the table (CSV)", table.to_csv(index=False),
+                           "adaboost_learners.csv", "text/csv")
+
+with views[3]:
+    if views[3].open:
+        X_test = dataset.X_test[features]
+        predicted = model.predict(X_test)
+        st.metric("Test accuracy", f"{accuracy_score(dataset.y_test, predicted):.1%}",
+                  help="Share of test rows whose predicted class sign(Σ ŵ_t f̂_t(x)) is right.")
+        matrix, importance = st.columns(2, gap="medium")
+        matrix.plotly_chart(tf.confusion_figure(
+            confusion_matrix(dataset.y_test, predicted, labels=model.classes_), model.classes_,
+            style), width="stretch")
+        importance.plotly_chart(tf.importance_figure(features, model.feature_importances_, style),
+                                width="stretch")
+        importance.caption("Importance: each learner's impurity decrease, averaged with "
+                           "weights ŵ_t.")

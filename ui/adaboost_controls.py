@@ -1,0 +1,244 @@
+"""Streamlit glue of the AdaBoost page: its controls and its cached computations.
+
+Every control's key starts with ``ab_`` and is bound to the URL query parameter of the
+same name. Two models are fitted and cached: the one on all features (tables, curves,
+results) and one on the two drawn features only (the boundary of the round-by-round
+view). Everything a step of that view needs (all T grids, every round's misclassified
+rows) is computed once and cached, so a step only slices arrays and draws.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from engine.data import Dataset
+from engine.ensemble import AdaBoostClassifier
+from engine.inspection import staged_error_curve
+from engine.metrics import accuracy_score
+from engine.tree import DecisionTreeClassifier
+from ui.fitting import fit_once
+from ui.stepper import stepped
+from ui.tree_controls import tree_features
+from viz import adaboost_figures as af
+
+HELP = {
+    "rounds": "T, the number of boosting rounds: the ensemble is "
+              "F̂(x) = sign(Σ_{t=1..T} ŵ_t f̂_t(x)) (seed 000, 8.25). Boosting stops early if a "
+              "learner is perfect (ε_t = 0) or no better than chance.",
+    "learning_rate": "η multiplies every model weight: ŵ_t = η · ½ ln((1 − ε_t)/ε_t). "
+                     "Smaller η: smaller steps, more rounds needed.",
+    "max_depth": "Depth of each weak learner f̂_t. 1 = a stump (one question), as in seed 000.",
+    "pair": "The two numeric features of the picture. Its boundary comes from a second "
+            "AdaBoost fitted on these two features only.",
+    "source": "Which model's round t the points show: α_i, the × marks and the split line.",
+    "k": "How many of the heaviest points (largest α_i after the update) to list.",
+}
+SOURCES = ["all features", "the two drawn features"]
+
+
+def boost_features(dataset: Dataset) -> list[str]:
+    """Features the trees can split on (text columns are left out)."""
+    return tree_features(dataset)
+
+
+def numeric_features(dataset: Dataset) -> list[str]:
+    return [c for c in boost_features(dataset) if dataset.feature_kinds.get(c) == "numeric"]
+
+
+def controls() -> dict:
+    """Draw the boosting parameters; returns AdaBoostClassifier's keyword arguments (minus
+    the weak learner, which ``estimator`` builds from ``max_depth``)."""
+    return {
+        "n_estimators": st.number_input("Rounds T", 1, 500, 50, key="ab_rounds",
+                                        bind="query-params", help=HELP["rounds"]),
+        "learning_rate": st.number_input("Learning rate η", 0.01, 2.0, 1.0, step=0.1,
+                                         key="ab_lr", bind="query-params",
+                                         help=HELP["learning_rate"]),
+        "max_depth": st.number_input("Weak learner depth", 1, 5, 1, key="ab_depth",
+                                     bind="query-params", help=HELP["max_depth"]),
+        "random_state": int(st.session_state.get("seed", 0) or 0),
+    }
+
+
+def _estimator(params: dict) -> AdaBoostClassifier:
+    params = dict(params)
+    learner = DecisionTreeClassifier(max_depth=int(params.pop("max_depth")))
+    return AdaBoostClassifier(estimator=learner, **params)
+
+
+def fit(dataset: Dataset, params: dict, columns: list[str]) -> AdaBoostClassifier:
+    """The fitted AdaBoost on ``columns`` (fitted once per server, shared), with a
+    progress bar while it boosts.
+
+    Raises ValueError when it cannot be fitted (e.g. the first learner is no better
+    than chance).
+    """
+    key = ("adaboost", dataset.content_hash, tuple(sorted(params.items())), tuple(columns))
+    return fit_once(key, lambda progress: _estimator(params).fit(
+        dataset.X_train[columns], dataset.y_train, progress=progress), "Boosting: rounds done")
+
+
+@st.cache_data(max_entries=16, show_spinner="Drawing every round's boundary once…")
+def staged_grid(_model, content_hash: str, params: tuple, pair: tuple[str, str],
+                _X2: pd.DataFrame) -> af.StagedGrid:
+    return af.staged_grid(_model, _X2)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def misses(_model, _dataset: Dataset, content_hash: str, params: tuple,
+           columns: tuple[str, ...]) -> np.ndarray:
+    """(n_rounds, n_train) bool: which training rows each round's learner got wrong."""
+    return af.learner_misses(_model, _dataset.X_train[list(columns)], _dataset.y_train)
+
+
+@st.cache_data(max_entries=16, show_spinner="Scoring every round…")
+def error_curves(_model, _dataset: Dataset, content_hash: str, params: tuple,
+                 columns: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Training and test misclassification rate after 1..n_rounds rounds."""
+    X_train, X_test = (_dataset.X_train[list(columns)], _dataset.X_test[list(columns)])
+    return (staged_error_curve(_model, X_train, _dataset.y_train),
+            staged_error_curve(_model, X_test, _dataset.y_test))
+
+
+@st.cache_data(max_entries=16, show_spinner="Growing the single trees to compare with…")
+def tree_errors(_dataset: Dataset, content_hash: str, columns: tuple[str, ...],
+                seed: int) -> dict[str, float]:
+    """Test error of a stump and of a full-depth tree on the same training rows."""
+    X_train, X_test = _dataset.X_train[list(columns)], _dataset.X_test[list(columns)]
+    errors = {}
+    for name, depth in (("a stump", 1), ("a full-depth tree", None)):
+        tree = DecisionTreeClassifier(max_depth=depth, random_state=seed)
+        tree.fit(X_train, _dataset.y_train)
+        errors[name] = 1.0 - accuracy_score(_dataset.y_test, tree.predict(X_test))
+    return errors
+
+
+def pair_controls(dataset: Dataset) -> tuple[str, str]:
+    """Two numeric features to draw (default: the first two); bound to the URL."""
+    numeric = numeric_features(dataset)
+    first, second = st.columns(2)
+    _drop_unknown("ab_x", numeric)
+    a = first.selectbox("x axis", numeric, index=0, key="ab_x", bind="query-params",
+                        help=HELP["pair"])
+    others = [c for c in numeric if c != a]
+    _drop_unknown("ab_y", others)
+    b = second.selectbox("y axis", others, index=0, key="ab_y", bind="query-params",
+                         help=HELP["pair"])
+    return a, b
+
+
+def _drop_unknown(key: str, options: list[str]) -> None:
+    """A column from another dataset or a hand-edited link: fall back to the default."""
+    if key in st.session_state and st.session_state[key] not in options:
+        del st.session_state[key]
+    if key in st.query_params and st.query_params[key] not in options:
+        del st.query_params[key]
+
+
+def round_view(dataset: Dataset, model, params: dict, features: list[str], style) -> None:
+    """The heart of the page: round t's points, learner and boundary, and its arithmetic."""
+    numeric = numeric_features(dataset)
+    picture = None
+    shown, shown_columns = model, features
+    if len(numeric) >= 2:
+        pair = pair_controls(dataset)
+        pair_model = model if list(pair) == features else fit(dataset, params, list(pair))
+        if pair_model is not model and st.radio(
+                "Points, × marks and split line from the model on", SOURCES, key="ab_source",
+                horizontal=True, bind="query-params", help=HELP["source"]) == SOURCES[1]:
+            shown, shown_columns = pair_model, list(pair)
+        X2 = dataset.X_train[list(pair)]
+        grid = staged_grid(pair_model, dataset.content_hash, tuple(sorted(params.items())),
+                           pair, X2)
+        picture = (grid, X2, pair)
+        _picture_caption(dataset, pair_model is model, shown is model, pair)
+    else:
+        st.info("The picture needs two numeric features and this data has fewer; the "
+                "round's arithmetic below uses all features.")
+    wrong = misses(shown, dataset, dataset.content_hash, tuple(sorted(params.items())),
+                   tuple(shown_columns))
+    missing = bool(dataset.X_train[shown_columns].isna().to_numpy().any())
+
+    def draw(t: int) -> None:
+        detail = af.round_detail(shown, wrong, t)
+        learner = shown.estimators_[t - 1]
+        if picture is None:
+            round_arithmetic(shown, learner, detail, None, missing)
+        else:  # stacked, not side by side: the formulas need the width at 1024 px
+            grid, X2, pair = picture
+            t_grid = min(t, len(grid.class_index))
+            st.plotly_chart(af.round_figure(grid, t_grid, X2, dataset.y_train, detail,
+                                            af.stump_line(learner, pair), style),
+                            width="stretch")
+            if t_grid < t:
+                st.caption(f"The two-feature model stopped after {t_grid} rounds: its last "
+                           "boundary is shown.")
+            round_arithmetic(shown, learner, detail, pair, missing)
+        heaviest_points(detail, dataset)
+
+    stepped(draw, first=1, last=len(shown.estimators_), key="ab_round", label="Round t")
+
+
+def _picture_caption(dataset: Dataset, same: bool, full: bool, pair: tuple[str, str]) -> None:
+    if same:
+        st.caption("Shaded: the ensemble's class after t rounds, sign(Σ_{s≤t} ŵ_s f̂_s(x)). "
+                   "Point area ∝ α_i, the weight f̂_t was fitted with; × marks the points "
+                   "f̂_t got wrong; dashed: f̂_t's split.")
+        return
+    source = "the model on all features" if full else "the two-feature model"
+    st.caption(f"The shaded boundary, sign(Σ_{{s≤t}} ŵ_s f̂_s(x)), comes from a second AdaBoost "
+               f"fitted on **{_md(pair[0])}** and **{_md(pair[1])}** only (a boundary needs a model of "
+               f"two inputs). Point areas ∝ α_i, × marks and the dashed split come from "
+               f"{source}; the tables, curves and results use the model on all "
+               f"{len(boost_features(dataset))} features.")
+
+
+def round_arithmetic(model, learner, detail: af.RoundDetail, pair: tuple[str, str] | None,
+                     missing: bool) -> None:
+    """Round t's learner, ε_t and ŵ_t with the numbers plugged in, and the reweighting.
+
+    ``missing``: the training rows have missing values (say where the learner sends them).
+    """
+    t, K = detail.t, len(model.classes_)
+    sides = " · ".join(f"{_md(side)} → **{_md(c)}**"
+                       for side, c in af.learner_sides(learner, note_missing=missing))
+    st.markdown(f"$\\hat f_{{{t}}}$ asks **{_md(af.learner_rule(learner))}**: {sides}")
+    if pair is not None and af.stump_line(learner, pair) is None:
+        st.caption("Its split is not on one of the two drawn features, so no line is drawn.")
+    st.latex(rf"\varepsilon_{{{t}}} = \textstyle\sum_{{\hat f_{{{t}}}(x_i) \ne y_i}} "
+             rf"\alpha_i = {detail.error:.4f}")
+    st.latex(_weight_latex(detail, float(model.learning_rate), K))
+    n_wrong, n = int(detail.miss.sum()), len(detail.miss)
+    st.markdown(f"**{n_wrong:,}** of {n:,} training points misclassified: their α_i × "
+                f"e^ŵ = {np.exp(detail.weight):.3f}, the others' × e^−ŵ = "
+                f"{np.exp(-detail.weight):.3f}, then all ÷ Z = {detail.normaliser:.4f} to sum "
+                f"to 1 (8.26). The misclassified now hold **{detail.after[detail.miss].sum():.1%}**"
+                f" of the weight (before: {detail.before[detail.miss].sum():.1%}).")
+
+
+def heaviest_points(detail: af.RoundDetail, dataset: Dataset, k: int = 8) -> None:
+    """The k points heaviest after round t's update, with their weights before and after."""
+    table = af.heaviest_table(detail, dataset.y_train, dataset.X_train.index, k)
+    st.markdown(f"**The {k} heaviest points after round {detail.t}** (training rows): "
+                "the next learner is pushed hardest to get these right.")
+    st.dataframe(table, hide_index=True, column_config={
+        c: st.column_config.NumberColumn(format="%.4g") for c in table.columns[3:]})
+
+
+def _md(text) -> str:
+    """User text (column names, categories) made literal in Markdown: $ _ * etc. escaped."""
+    return "".join("\\" + ch if ch in "\\`*_{}[]()#+-.!$<>|~" else ch for ch in str(text))
+
+
+def _weight_latex(detail: af.RoundDetail, eta: float, K: int) -> str:
+    """(8.24) with round t's numbers: ŵ_t = η · ½ ln((1 − ε_t)/ε_t) [+ ½ ln(K − 1)]."""
+    t, e, w = detail.t, detail.error, detail.weight
+    if e <= 0:
+        return (rf"\varepsilon_{{{t}}} = 0:\ \text{{a perfect learner, kept with }}"
+                rf"\hat w_{{{t}}} = {w:.4f}\text{{; boosting stops}}")
+    scale = "" if eta == 1 else rf"{eta:g} \cdot "
+    body = rf"\tfrac12 \ln\tfrac{{1 - {e:.4f}}}{{{e:.4f}}}"
+    if K > 2:
+        body = rf"\left({body} + \tfrac12 \ln({K} - 1)\right)"
+    return rf"\hat w_{{{t}}} = {scale}{body} = {w:.4f}"
