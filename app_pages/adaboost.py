@@ -5,6 +5,7 @@ import streamlit as st
 from engine.metrics import accuracy_score, confusion_matrix
 from ui import adaboost_controls as ac
 from ui import limits, state
+from ui.take_home import take_home
 from viz import adaboost_figures as af
 from viz import tree_figures as tf
 
@@ -109,3 +110,5 @@ with views[3]:
                                 width="stretch")
         importance.caption("Importance: each learner's impurity decrease, averaged with "
                            "weights ŵ_t.")
+
+take_home(model, dataset, features, "ab")

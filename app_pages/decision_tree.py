@@ -4,8 +4,8 @@ import streamlit as st
 from engine.metrics import accuracy_score, confusion_matrix, r2_score
 from ui import state
 from ui import tree_controls as tc
-from ui.take_home import take_home
 from ui import tree_diagram as td
+from ui.take_home import take_home
 from viz import tree_figures as tf
 from viz.tree_dot import tree_to_dot
 

@@ -5,6 +5,7 @@ from engine.metrics import accuracy_score, confusion_matrix, r2_score
 from ui import forest_controls as fc
 from ui import state
 from ui.stepper import stepped
+from ui.take_home import take_home
 from viz import forest_figures as ff
 from viz import tree_figures as tf
 from viz.tree_dot import chart_css, tree_to_dot
@@ -127,3 +128,5 @@ with views[4]:
             matrix_part.plotly_chart(tf.confusion_figure(matrix, forest.classes_, style),
                                      width="stretch")
         fc.boundary_view(dataset, params, style)
+
+take_home(forest, dataset, features, "rf")
