@@ -24,3 +24,4 @@ PAGES = {
 page = st.navigation(PAGES)
 sidebar.render()
 page.run()
+sidebar.share_link()

@@ -5,6 +5,8 @@ address bar always holds a link that reopens the current view.
 """
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 import streamlit as st
 
 from engine.data import DataError
@@ -76,3 +78,14 @@ def _target_select() -> None:
         st.session_state["target"] = state.default_target(frame)
     st.selectbox("Target column", columns, key="target", bind="query-params",
                  help="The column the models learn to predict.")
+
+
+def share_link() -> None:
+    """A link to exactly this view, to copy (drawn after the page, so its state is in)."""
+    base = (st.context.url or "").split("?")[0]  # no URL outside a browser (AppTest)
+    query = urlencode({key: st.query_params.get_all(key) for key in st.query_params}, doseq=True)
+    link = f"{base}?{query}" if query else base
+    with st.sidebar.expander("Link to this view", icon=":material/link:"):
+        st.code(link, language=None, wrap_lines=True)
+        st.caption("Copy it with the icon at its right. Opened in any browser it shows this "
+                   "view; an uploaded file has to be uploaded again.")

@@ -38,6 +38,28 @@ def _need(condition: bool, why: str) -> None:
     pytest.skip(f"{why} (install with: apt-get install -y chromium)")
 
 
+#: A small upload with categorical columns and missing values, for every page's test.
+SHAPES_CSV = (
+    b"colour,size,shape,weight,label\n"
+    b"red,small,round,1.0,yes\n"
+    b"blue,large,,2.5,no\n"
+    b"red,large,square,,yes\n"
+    b"green,small,round,0.7,no\n"
+    b"blue,small,square,1.8,no\n"
+    b"red,,round,1.1,yes\n"
+    b"green,large,square,3.0,no\n"
+    b"red,small,square,0.9,yes\n"
+    b"blue,large,round,2.2,no\n"
+    b"green,small,,0.8,yes\n"
+    b"red,large,round,1.5,yes\n"
+    b"blue,small,round,,no\n"
+    b"green,large,round,2.7,no\n"
+    b"red,small,,1.2,yes\n"
+    b"blue,large,square,2.9,no\n"
+    b"green,small,square,0.6,yes\n"
+)
+
+
 @contextlib.contextmanager
 def serve():
     """A fresh ``streamlit run app.py`` on a free local port; yields its base URL."""

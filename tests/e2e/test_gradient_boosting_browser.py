@@ -3,31 +3,13 @@ import time
 
 import pytest
 
-from .conftest import exceptions, screenshot, upload, wait_for_app
+from .conftest import SHAPES_CSV, exceptions, screenshot, upload, wait_for_app
 
 pytestmark = pytest.mark.e2e
 
 PLOT = ".js-plotly-plot"
 
-UPLOAD = (
-    b"colour,size,shape,weight,label\n"
-    b"red,small,round,1.0,yes\n"
-    b"blue,large,,2.5,no\n"
-    b"red,large,square,,yes\n"
-    b"green,small,round,0.7,no\n"
-    b"blue,small,square,1.8,no\n"
-    b"red,,round,1.1,yes\n"
-    b"green,large,square,3.0,no\n"
-    b"red,small,square,0.9,yes\n"
-    b"blue,large,round,2.2,no\n"
-    b"green,small,,0.8,yes\n"
-    b"red,large,round,1.5,yes\n"
-    b"blue,small,round,,no\n"
-    b"green,large,round,2.7,no\n"
-    b"red,small,,1.2,yes\n"
-    b"blue,large,square,2.9,no\n"
-    b"green,small,square,0.6,yes\n"
-)
+UPLOAD = SHAPES_CSV
 
 
 def open_page(page, app_url, query: str) -> None:

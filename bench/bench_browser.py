@@ -1,0 +1,138 @@
+"""How fast the app feels in a real browser: issue 9's timings, median of repeats.
+
+Run from the repository root (Debian's chromium and the virtualenv needed)::
+
+    .venv/bin/python bench/bench_browser.py               # median of 5
+    .venv/bin/python bench/bench_browser.py --repeats 3
+
+It starts its own ``streamlit run app.py`` on a free port and measures, each from the
+user's action to the moment the script has finished and every element has drawn:
+
+- first render of the Data page in a fresh browser context (server already warm);
+- a tree-parameter change on spambase (a new max depth: a new fit) to the redrawn diagram;
+- one AdaBoost round step (the ▶ button) on two moons and on spambase;
+- the Random Forest page with 200 trees on spambase, cold (a seed not fitted before) and
+  warm (the same link opened again).
+
+Targets (issue 9): < 3 s, < 1.5 s, < 0.5 s (two moons), < 5 s cold / < 1 s warm.
+"""
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from playwright.sync_api import sync_playwright
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.e2e.conftest import CHROMIUM_ARGS, exceptions, serve  # noqa: E402
+
+SETTLED = """() => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    return app && app.getAttribute('data-test-script-state') === 'notRunning'
+        && !document.querySelector('[data-testid="stSkeleton"]');
+}"""
+RUNNING = """() => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    return app && app.getAttribute('data-test-script-state') === 'running';
+}"""
+
+
+def settle(page, start: float, timeout: float = 120.0, saw_run_within: float = 1.0) -> float:
+    """Seconds from ``start`` until the app has run (if it starts within ``saw_run_within``)
+    and is settled again."""
+    deadline = time.perf_counter() + saw_run_within
+    while time.perf_counter() < deadline and not page.evaluate(RUNNING):
+        page.wait_for_timeout(10)
+    deadline = time.perf_counter() + timeout
+    while time.perf_counter() < deadline:
+        if page.evaluate(SETTLED):
+            return time.perf_counter() - start
+        page.wait_for_timeout(20)
+    raise TimeoutError("the app did not settle")
+
+
+def open_page(browser, url: str):
+    context = browser.new_context(viewport={"width": 1600, "height": 1000})
+    page = context.new_page()
+    start = time.perf_counter()
+    page.goto(url)
+    page.wait_for_selector("h1", timeout=120_000)
+    return context, page, settle(page, start)
+
+
+def first_render(browser, base: str) -> float:
+    context, page, seconds = open_page(browser, base)
+    context.close()
+    return seconds
+
+
+def tree_change(browser, base: str, depth: int) -> float:
+    context, page, _ = open_page(browser, f"{base}/decision_tree?data=spambase")
+    box = page.get_by_role("spinbutton", name="Max depth", exact=True)
+    box.fill(str(depth))
+    start = time.perf_counter()
+    box.press("Enter")
+    seconds = settle(page, start)
+    page.wait_for_selector('[data-testid="stGraphVizChart"] svg', timeout=60_000)
+    context.close()
+    return seconds
+
+
+def adaboost_step(browser, base: str, data: str, repeats: int) -> list[float]:
+    context, page, _ = open_page(browser, f"{base}/adaboost?data={data}&ab_round=1")
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        page.get_by_role("button", name="▶").first.click()
+        times.append(settle(page, start))
+    context.close()
+    return times
+
+
+def forest(browser, base: str, seed: int) -> tuple[float, float, list[str]]:
+    url = f"{base}/random_forest?data=spambase&rf_trees=200&seed={seed}"
+    context, page, cold = open_page(browser, url)
+    errors = exceptions(page)
+    context.close()
+    context, page, warm = open_page(browser, url)
+    context.close()
+    return cold, warm, errors
+
+
+def line(name: str, values: list[float], target: float) -> str:
+    median = statistics.median(values)
+    status = "ok" if median < target else "MISSED"
+    shown = ", ".join(f"{v:.2f}" for v in values)
+    return f"{name:<48} median {median:6.2f} s  target < {target:g} s  {status}  ({shown})"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    n = args.repeats
+    with serve() as base, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=shutil.which("chromium"), headless=True,
+                                     args=CHROMIUM_ARGS)
+        first_render(browser, base)  # warm the server's imports once
+        print(line("first render (Data page, new context)",
+                   [first_render(browser, base) for _ in range(n)], 3.0))
+        print(line("tree parameter change, spambase",
+                   [tree_change(browser, base, 6 + k) for k in range(n)], 1.5))
+        print(line("AdaBoost round step, two moons", adaboost_step(browser, base, "two_moons", n), 0.5))
+        print(line("AdaBoost round step, spambase", adaboost_step(browser, base, "spambase", n), 1.0))
+        runs = [forest(browser, base, 100 + k) for k in range(n)]
+        print(line("200-tree forest page, spambase, cold", [r[0] for r in runs], 5.0))
+        print(line("200-tree forest page, spambase, warm", [r[1] for r in runs], 1.0))
+        errors = [e for r in runs for e in r[2]]
+        if errors:
+            print("exceptions on the forest page:", errors[:3])
+        browser.close()
+
+
+if __name__ == "__main__":
+    main()
