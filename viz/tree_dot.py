@@ -78,6 +78,8 @@ class TreeNames:
 def split_text(tree, node: int, names: TreeNames) -> str:
     """The question asked at ``node`` in the data's words (plain text, not escaped)."""
     kind, j = int(tree.split_kind[node]), int(tree.feature[node])
+    if kind not in (NUMERIC, CATEGORICAL_BINARY, CATEGORICAL_MULTIWAY):
+        return ""  # a leaf: its feature is a placeholder (-2), not a column
     name = names.features[j]
     if kind == NUMERIC:
         t = tree.threshold[node]
@@ -87,7 +89,6 @@ def split_text(tree, node: int, names: TreeNames) -> str:
         return f"{name} ∈ {{{', '.join(names.values(j, left))}}}"
     if kind == CATEGORICAL_MULTIWAY:
         return f"{name} ?"
-    return ""
 
 
 def edge_text(tree, node: int, child: int, names: TreeNames, note_missing: bool = True) -> str:

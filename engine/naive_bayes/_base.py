@@ -51,7 +51,8 @@ def log_smoothed(count, total, alpha: float, k) -> np.ndarray:
     num = count + alpha
     k_full = np.broadcast_to(np.asarray(k, dtype=np.float64), count.shape)
     defined = den > 0
-    num = np.where(defined, num, 1.0 / k_full)
+    # A feature never observed in training (k = 0) says nothing: θ = 1 rather than 1/0.
+    num = np.where(defined, num, 1.0 / np.maximum(k_full, 1.0))
     return safe_log(num) - np.log(np.where(defined, den, 1.0))
 
 
@@ -123,7 +124,10 @@ class BaseNB(ClassifierMixin, BaseEstimator):
 
     def predict_proba(self, X) -> np.ndarray:
         """Posterior ``P(c_q | x)``, shape (n_samples, n_classes); rows sum to 1."""
-        return np.exp(self.predict_log_proba(X))
+        proba = np.exp(self.predict_log_proba(X))
+        # Renormalised: when log-likelihoods are huge (|x| ~ 1e300), m + log Σ exp(a − m)
+        # rounds, and exp of the difference alone left rows summing to 1 ± 1e-6.
+        return proba / proba.sum(axis=1, keepdims=True)
 
     def predict(self, X) -> np.ndarray:
         """The class of largest posterior (the MAP decision rule), shape (n_samples,)."""

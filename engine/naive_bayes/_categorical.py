@@ -7,6 +7,10 @@ import pandas as pd
 from .._validation import UNSEEN, FeatureEncoder, as_frame, is_categorical_dtype
 from ._base import BaseNB, check_alpha, feature_index, log_smoothed, per_class_table
 
+#: Largest integer code read as "categories 0 .. max"; above it (an identifier, a year in
+#: seconds) the categories are the distinct values seen, so memory follows the data.
+MAX_INTEGER_CODE = 65_535
+
 
 def as_categories(X) -> pd.DataFrame:
     """Every column of X as a categorical column.
@@ -14,7 +18,8 @@ def as_categories(X) -> pd.DataFrame:
     Text, category and bool columns keep their values. A numeric column becomes a
     category per value; non-negative integers get the categories ``0 .. max`` (as
     scikit-learn's CategoricalNB reads integer codes), so values in between that never
-    occur still count in the smoothing denominator ``α k``.
+    occur still count in the smoothing denominator ``α k``. Integers above
+    ``MAX_INTEGER_CODE`` (and ±inf) are plain values: one category per distinct value.
     """
     frame = as_frame(X)
     columns = {}
@@ -24,7 +29,8 @@ def as_categories(X) -> pd.DataFrame:
             columns[name] = column
             continue
         values = column.dropna().to_numpy()
-        integral = values.size and np.all(values == np.round(values)) and values.min() >= 0
+        integral = (values.size and np.all(values == np.round(values)) and values.min() >= 0
+                    and values.max() <= MAX_INTEGER_CODE)
         levels = np.arange(int(values.max()) + 1) if integral else np.unique(values)
         levels = levels.astype(np.int64) if integral else levels
         columns[name] = pd.Categorical(column.to_numpy(), categories=levels)
@@ -159,7 +165,7 @@ def _is_integer_matrix(X) -> bool:
 
 def integer_encoder(X) -> FeatureEncoder | None:
     """For a non-negative integer array: an encoder whose categories are ``0 .. max``."""
-    if not _is_integer_matrix(X) or X.size == 0 or X.min() < 0:
+    if not _is_integer_matrix(X) or X.size == 0 or X.min() < 0 or X.max() > MAX_INTEGER_CODE:
         return None
     return FeatureEncoder(
         feature_names_in_=np.array([f"x{j}" for j in range(X.shape[1])], dtype=object),
@@ -171,6 +177,8 @@ def integer_encoder(X) -> FeatureEncoder | None:
 def category_counts(codes: np.ndarray, Y: np.ndarray, k: int) -> np.ndarray:
     """(Weighted) counts of each category per class, shape (n_classes, k); NaN/-1 ignored."""
     valid = codes >= 0  # False for NaN too
-    one_hot = np.zeros((len(codes), k))
-    one_hot[np.flatnonzero(valid), codes[valid].astype(np.intp)] = 1.0
-    return Y.T @ one_hot
+    # bincount per class: memory n_classes × k, never n_samples × k (an ID-like column
+    # with 100,000 distinct values must not allocate a 100,000² one-hot matrix).
+    codes, Y = codes[valid].astype(np.intp), Y[valid]
+    return np.array([np.bincount(codes, weights=Y[:, c], minlength=k) for c in range(Y.shape[1])],
+                    dtype=np.float64).reshape(Y.shape[1], k)
