@@ -90,7 +90,7 @@ class FeatureEncoder:
         """Number of categories per column (0 for numeric columns)."""
         return np.array([0 if c is None else len(c) for c in self.categories_], dtype=np.intp)
 
-    def fit(self, X) -> "FeatureEncoder":
+    def fit(self, X) -> FeatureEncoder:
         frame = as_frame(X)
         if frame.shape[1] == 0:
             raise ValueError("X has no feature columns.")

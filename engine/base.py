@@ -49,7 +49,7 @@ class BaseEstimator:
                         params[f"{name}__{sub}"] = sub_value
         return params
 
-    def set_params(self, **params: Any) -> "BaseEstimator":
+    def set_params(self, **params: Any) -> BaseEstimator:
         valid = self._param_names()
         for key, value in params.items():
             name, _, sub = key.partition("__")

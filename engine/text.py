@@ -62,7 +62,7 @@ class Vocabulary:
     [[0, 2, 1, 0], [0, 0, 0, 0]]
     """
 
-    def fit(self, documents) -> "Vocabulary":
+    def fit(self, documents) -> Vocabulary:
         words = sorted({w for doc in documents for w in tokenize(doc)})
         self.words_ = np.array(words, dtype=object)
         self._index = {w: i for i, w in enumerate(words)}

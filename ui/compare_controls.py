@@ -10,17 +10,22 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 from engine.data import Dataset
-from engine.ensemble import (AdaBoostClassifier, BaggingClassifier, GradientBoostingClassifier,
-                             GradientBoostingRegressor, RandomForestClassifier,
-                             RandomForestRegressor)
+from engine.ensemble import (
+    AdaBoostClassifier,
+    BaggingClassifier,
+    GradientBoostingClassifier,
+    GradientBoostingRegressor,
+    RandomForestClassifier,
+    RandomForestRegressor,
+)
 from engine.tree import DecisionTreeClassifier, DecisionTreeRegressor
 from engine.tree._prune import choose_ccp_alpha_cv
 from ui import nb_controls
@@ -192,7 +197,7 @@ def fit_all(dataset: Dataset, chosen: list[str], settings: Settings):
         try:
             params = _params(settings, model_id)
             entries.append(_cached(dataset, "fit", model_id, params,
-                                   lambda: _fit(dataset, model_id, params, report)))
+                                   lambda m=model_id, p=params: _fit(dataset, m, p, report)))
         except ValueError as error:
             failures[name] = str(error)
     bar.empty()
@@ -267,7 +272,7 @@ def learning_curves(dataset: Dataset, chosen: list[str], entries: list[Entry],
 
         params, entry = _params(settings, model_id), by_name[MODELS[model_id]]
         frames.append(_cached(dataset, "curve", model_id, params,
-                              lambda: _curve(dataset, model_id, params, entry, report)))
+                              lambda m=model_id, p=params, e=entry: _curve(dataset, m, p, e, report)))
     bar.empty()
     return pd.concat(frames, ignore_index=True)
 

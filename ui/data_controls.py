@@ -67,7 +67,7 @@ def schema_editor(frame: pd.DataFrame, target: str) -> None:
     use = edited["use"] & (edited["column"] != target)
     chosen["features"] = edited.loc[use, "column"].tolist()
     chosen["kinds"] = {
-        c: k for c, k, d in zip(edited["column"], edited["kind"], edited["detected"])
+        c: k for c, k, d in zip(edited["column"], edited["kind"], edited["detected"], strict=True)
         if k != _editable_kind(d)
     }
 

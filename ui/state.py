@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from engine.data import Dataset, DataError, infer_schema, list_samples, load_csv, load_sample
+from engine.data import DataError, Dataset, infer_schema, list_samples, load_csv, load_sample
 from viz.style import Style
 
 UPLOAD = "upload"

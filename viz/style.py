@@ -39,7 +39,7 @@ class Style:
     grid_color: str = "#e3e6ec"
 
     @classmethod
-    def presentation(cls) -> "Style":
+    def presentation(cls) -> Style:
         """Large type (≥ 22 px), thick lines and big markers for a classroom projector."""
         return cls(font_size=24, line_width=4.0, marker_size=14, text_color="#000000",
                    grid_color="#c9ced8")

@@ -22,7 +22,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ._splitter import Candidates, _select, keep_valid, missing_only_candidates, score_binary
+from ._splitter import Candidates, keep_valid, missing_only_candidates, score_binary
 
 
 @dataclass

@@ -142,7 +142,7 @@ class _Runs:
 
 
 def _runs(level, values, order, node_of_row, allowed) -> _Runs:
-    m, (n_f, width) = level.n_nodes, order.shape
+    m, n_f = level.n_nodes, order.shape[0]
     # A stable sort by node keeps each node's rows in value order (radix sort for int16).
     if m == 1:
         sorted_rows = order

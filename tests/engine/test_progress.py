@@ -2,8 +2,12 @@
 import numpy as np
 import pytest
 
-from engine.ensemble import (AdaBoostClassifier, BaggingClassifier, GradientBoostingClassifier,
-                             RandomForestClassifier)
+from engine.ensemble import (
+    AdaBoostClassifier,
+    BaggingClassifier,
+    GradientBoostingClassifier,
+    RandomForestClassifier,
+)
 
 
 @pytest.mark.parametrize("make", [

@@ -5,8 +5,12 @@ import pytest
 from sklearn import metrics as sk
 
 from engine.data import Dataset, load_sample
-from engine.ensemble import (AdaBoostClassifier, GradientBoostingRegressor,
-                             RandomForestClassifier, RandomForestRegressor)
+from engine.ensemble import (
+    AdaBoostClassifier,
+    GradientBoostingRegressor,
+    RandomForestClassifier,
+    RandomForestRegressor,
+)
 from engine.naive_bayes import MixedNB
 from engine.tree import DecisionTreeClassifier, DecisionTreeRegressor
 from viz import compare_figures as cf
