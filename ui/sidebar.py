@@ -20,6 +20,7 @@ html, body, [data-testid="stAppViewContainer"] { font-size: 22px; }
 h1 { font-size: 2.6rem !important; } h2 { font-size: 2.0rem !important; }
 [data-testid="stWidgetLabel"] p { font-size: 20px !important; }
 [data-testid="stMetricValue"], [data-testid="stMetricValue"] p { font-size: 2.4rem !important; }
+[data-testid="stMainBlockContainer"] { padding-top: 2.5rem !important; }
 </style>
 """
 
