@@ -69,3 +69,23 @@ def raise_on_float_errors():
     """
     with np.errstate(all="raise", under="ignore"):
         yield
+
+
+# One Chromium for the whole run: Playwright's sync API allows one running instance per
+# thread, so the browser tests (tests/e2e) and the load tests (tests/load) share it.
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's Chromium through Playwright (browser tests fail under CI without it)."""
+    import shutil
+
+    from tests.e2e.conftest import CHROMIUM_ARGS, _need
+
+    chromium = shutil.which("chromium")
+    _need(chromium is not None, "Debian's chromium is not installed")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+

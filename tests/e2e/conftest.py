@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -101,17 +100,6 @@ def app_url():
 def _mkdirs() -> bool:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     return True
-
-
-@pytest.fixture(scope="session")
-def browser():
-    chromium = shutil.which("chromium")
-    _need(chromium is not None, "Debian's chromium is not installed")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture

@@ -1,9 +1,9 @@
-"""One Streamlit server and one Chromium for the load tests (the e2e fixtures, reused)."""
+"""One Streamlit server for the load tests; the Chromium is tests/conftest.py's `browser`."""
 from __future__ import annotations
 
 import pytest
 
-from tests.e2e.conftest import browser, serve  # noqa: F401  (browser is a fixture)
+from tests.e2e.conftest import serve
 
 
 @pytest.fixture(scope="module")
