@@ -11,6 +11,7 @@ import pytest
 from sklearn.ensemble import BaggingClassifier as SkBagging
 from sklearn.ensemble import RandomForestClassifier as SkForest
 from sklearn.ensemble import RandomForestRegressor as SkForestRegressor
+from sklearn.tree import DecisionTreeClassifier as SkTree
 
 from engine._validation import FeatureEncoder, encode_labels
 from engine.data import load_sample
@@ -280,21 +281,39 @@ def test_spambase_random_forest_test_error(spam_forests):
     assert 1 - ours.score(X_test, y_test) <= 0.055
 
 
+SPLIT_SEEDS = range(5)
+
+
+def _spambase_splits():
+    """Five random 3065/1536 splits of spambase (ESL's sizes), seeds 0–4."""
+    frame = load_sample("spambase")
+    X, y = frame.drop(columns=["spam"]).to_numpy(dtype=float), frame["spam"].to_numpy()
+    for seed in SPLIT_SEEDS:
+        order = np.random.default_rng(seed).permutation(len(y))
+        train, test = order[:3065], order[3065:]
+        yield seed, X[train], y[train], X[test], y[test]
+
+
 @pytest.mark.slow
 def test_spambase_bagging_test_error():
-    """Bagged full trees within 0.8 points of scikit-learn's BaggingClassifier, same split.
+    """Bagged information-gain trees: ≤ 6% test error averaged over five random splits,
+    and within half a point of scikit-learn's BaggingClassifier on the same splits.
 
-    ESL reports 5.4% for bagging, but on random 3065/1536 splits scikit-learn 1.9's
-    own BaggingClassifier (100 trees) measured 6.4%, 6.1%, 7.2% (split seeds 0, 1, 2)
-    and 6.25% here, so the issue's "≤ 6%" is not a property of bagging on one random
-    split: the test error on 1536 rows has a binomial sd of ≈ 0.6 points. Against
-    scikit-learn on the same split the difference of two independently seeded
-    ensembles has sd ≈ 0.35 points (measured differences: +0.2, +0.3, −0.1, +0.3), so
-    0.8 points is over two sds; an absolute 7.5% guards against both being broken.
+    ESL reports 5.4% for bagging on its fixed split. One random 3065/1536 split is too
+    noisy to hold a bound against: its 1536 test rows give a binomial sd of ≈ 0.6 points,
+    and scikit-learn's own bagging ranged 5.3–6.3% over these five splits. The mean of
+    five has sd ≈ 0.27 points. Trees split by entropy, the seeds' information gain;
+    scikit-learn's default Gini trees bag to about 0.6 points worse on spam. Measured
+    (2026-11-23, 100 trees): ours 6.12 / 5.34 / 6.64 / 5.53 / 6.18%, mean 5.96%;
+    scikit-learn 6.05 / 5.34 / 6.32 / 5.47 / 5.99%, mean 5.83%.
     """
-    X, y, X_test, y_test = _spambase_split()
-    bag = BaggingClassifier(n_estimators=100, random_state=0, n_jobs=2).fit(X, y)
-    theirs = SkBagging(n_estimators=100, random_state=0, n_jobs=2).fit(X, y)
-    ours_error, their_error = 1 - bag.score(X_test, y_test), 1 - theirs.score(X_test, y_test)
-    assert ours_error <= their_error + 0.008
-    assert ours_error <= 0.075
+    ours, theirs = [], []
+    for seed, X, y, X_test, y_test in _spambase_splits():
+        tree = DecisionTreeClassifier(criterion="entropy")
+        bag = BaggingClassifier(estimator=tree, n_estimators=100, random_state=seed, n_jobs=2)
+        ours.append(1 - bag.fit(X, y).score(X_test, y_test))
+        sk_bag = SkBagging(SkTree(criterion="entropy"), n_estimators=100, random_state=seed,
+                           n_jobs=2)
+        theirs.append(1 - sk_bag.fit(X, y).score(X_test, y_test))
+    assert np.mean(ours) <= 0.06, ours
+    assert abs(np.mean(ours) - np.mean(theirs)) <= 0.005, (ours, theirs)
