@@ -3,7 +3,11 @@ import streamlit as st
 
 from ui import sidebar
 
-st.set_page_config(page_title="Glassbox", page_icon=":material/search:", layout="wide")
+# A projector link (present=true) opens with the sidebar folded away: at 1024×768 in large
+# type it would take half the screen. Its » button brings it back.
+st.set_page_config(page_title="Glassbox", page_icon=":material/search:", layout="wide",
+                   initial_sidebar_state="collapsed" if st.query_params.get("present") == "true"
+                   else "auto")
 
 PAGES = {
     "Data": [

@@ -76,3 +76,20 @@ def test_a_link_to_a_page_reopens_it_on_a_fresh_server(browser):
         assert page.get_by_text("setosa").first.is_visible()
         assert page.locator("h1").first.inner_text().strip().endswith("Naive Bayes")
         page.close()
+
+
+@pytest.mark.parametrize("present", [False, True])
+def test_a_presentation_link_opens_with_the_sidebar_folded(browser, app_url, present):
+    """At 1024×768 in large type the sidebar would take half the projector: a link with
+    present=true opens with it folded (its » button brings it back); other links do not."""
+    context = browser.new_context(viewport={"width": 1024, "height": 768})
+    page = context.new_page()
+    page.goto(f"{app_url}/decision_tree?data=iris&present={str(present).lower()}")
+    wait_for_app(page)
+    page.wait_for_timeout(500)  # the sidebar slides
+    title_left = page.locator("h1").first.bounding_box()["x"]
+    sidebar = page.locator('[data-testid="stSidebar"]').bounding_box()
+    shown = sidebar is not None and sidebar["x"] + sidebar["width"] > 10
+    context.close()
+    assert shown is not present
+    assert (title_left < 200) is present, title_left
