@@ -29,8 +29,9 @@ key = (dataset.content_hash, tuple(sorted(params.items())))
 try:
     model = tc.fit_tree(dataset, *key, all_rows)
 except ValueError as error:
-    st.error(f"**This tree cannot be grown with these settings.** {error} "
-                "Change the parameter named above and the tree regrows.")
+    # the message names a parameter, or the data (a target too large to square)
+    st.error(f"**This tree cannot be grown with this data and these settings.** {error} "
+             "Change what is named above and the tree regrows.")
     st.stop()
 tree = model.tree_
 X_fit, y_fit = tc.training_rows(dataset, all_rows)

@@ -19,6 +19,9 @@ import pandas as pd
 
 #: Code of a category seen at predict time but not in training.
 UNSEEN = -1.0
+#: Largest magnitude accepted where an algorithm squares or sums the values: its square,
+#: 1e300, leaves float64 (max ≈ 1.8e308) room for sums over many rows and weights.
+MAX_MAGNITUDE = 1e150
 
 
 def is_categorical_dtype(series: pd.Series) -> bool:
@@ -204,8 +207,44 @@ def encode_labels(y) -> tuple[np.ndarray, np.ndarray]:
     return classes, codes.astype(np.intp)
 
 
+def check_magnitude(values: np.ndarray, what: str) -> None:
+    """Refuse ``values`` beyond :data:`MAX_MAGNITUDE`, saying how to rescale them.
+
+    Squared deviations of such values overflow to inf. The values are refused rather
+    than rescaled silently, so a model never shows numbers the user did not give it.
+
+    Parameters
+    ----------
+    values : ndarray of float (NaN is ignored)
+    what : str
+        What holds the values, to start the message: "The target", "Column 'x'".
+
+    Examples
+    --------
+    >>> check_magnitude(np.array([1.0, -2e149, np.nan]), "The target")
+    >>> check_magnitude(np.array([3e300]), "The target")
+    Traceback (most recent call last):
+    ...
+    ValueError: The target has values as large as 3e+300 in magnitude, too large to compute with (the limit is 1e+150: squares of larger values overflow). Rescale it (e.g. divide by 1e+295) and try again.
+    """
+    largest = float(np.fmax.reduce(np.abs(values), axis=None, initial=0.0))
+    if largest > MAX_MAGNITUDE:
+        divisor = 10.0 ** (np.floor(np.log10(largest)) - 5)  # leaves values near 1e5
+        raise ValueError(
+            f"{what} has values as large as {largest:.3g} in magnitude, too large to compute "
+            f"with (the limit is {MAX_MAGNITUDE:.0e}: squares of larger values overflow). "
+            f"Rescale it (e.g. divide by {divisor:.0e}) and try again."
+        )
+
+
+def check_feature_magnitude(X: np.ndarray, feature_names) -> None:
+    """:func:`check_magnitude` of every column of the encoded ``X``, named in the message."""
+    for j, name in enumerate(feature_names):
+        check_magnitude(X[:, j], f"Column {name!r}")
+
+
 def check_regression_target(y) -> np.ndarray:
-    """A numeric, finite target for regression."""
+    """A numeric, finite target for regression, small enough to square."""
     try:
         values = np.asarray(y, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -214,6 +253,7 @@ def check_regression_target(y) -> np.ndarray:
         raise ValueError("y must be one-dimensional.")
     if not np.isfinite(values).all():
         raise ValueError("The target contains missing or infinite values; drop those rows first.")
+    check_magnitude(values, "The target")
     return values
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .._validation import check_feature_magnitude
 from ._base import BaseNB, check_alpha, log_smoothed, per_class_table
 from ._gaussian import encode_numeric
 
@@ -93,6 +94,8 @@ class MultinomialNB(_CountTable, BaseNB):
         X = encode_numeric(self, X, fit)
         if (X < 0).any():
             raise ValueError(f"{type(self).__name__} needs non-negative counts in X.")
+        if fit:  # the per-class sums of counts must stay finite
+            check_feature_magnitude(X, self.feature_names_in_)
         return np.where(np.isnan(X), 0.0, X)
 
     def _fit_encoded(self, X: np.ndarray, Y: np.ndarray) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._validation import FeatureEncoder
+from .._validation import FeatureEncoder, check_feature_magnitude
 from ._base import BaseNB, feature_index, per_class_table, safe_log
 
 LOG_2PI = np.log(2.0 * np.pi)
@@ -90,7 +90,10 @@ class GaussianNB(BaseNB):
         self.var_smoothing = var_smoothing
 
     def _encode(self, X, fit: bool = False) -> np.ndarray:
-        return encode_numeric(self, X, fit)
+        X = encode_numeric(self, X, fit)
+        if fit:  # σ² squares deviations from μ
+            check_feature_magnitude(X, self.feature_names_in_)
+        return X
 
     def _fit_encoded(self, X: np.ndarray, Y: np.ndarray) -> None:
         if not np.isfinite(self.var_smoothing) or self.var_smoothing < 0:

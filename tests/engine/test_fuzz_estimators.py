@@ -259,24 +259,36 @@ def test_a_feature_never_observed_gives_finite_probabilities():
         np.testing.assert_allclose(proba.sum(axis=1), 1.0)
 
 
-@pytest.mark.xfail(strict=True, raises=RuntimeWarning,
-                   reason="engine.tree squares deviations of the target without scaling: "
-                          "|y| ~ 1e300 overflows (criteria / builder), a RuntimeWarning and "
-                          "an inf impurity; should be refused with a ValueError or rescaled")
-@pytest.mark.parametrize("make", [lambda: DecisionTreeRegressor(random_state=0),
-                                  lambda: GradientBoostingRegressor(n_estimators=3)])
-def test_overflow_huge_regression_target(make):
+@pytest.mark.parametrize("name", REGRESSORS)
+def test_overflow_huge_regression_target(name):
+    """Found by fuzzing: squared deviations of |y| ~ 1e300 overflowed (a RuntimeWarning and
+    an inf impurity). Such a target is refused up front, with what to do."""
     X = pd.DataFrame({"x": np.arange(8.0)})
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
-        make().fit(X, np.array([1e300, -1e300] * 4))
+        with pytest.raises(ValueError, match=r"The target has values as large as 1e\+300.*"
+                                             r"Rescale it \(e\.g\. divide by 1e\+295\)"):
+            REGRESSORS[name]().fit(X, np.array([1e300, -1e300] * 4))
 
 
-@pytest.mark.xfail(strict=True, raises=RuntimeWarning,
-                   reason="GaussianNB's per-class mean and variance overflow on |x| ~ 1e308: "
-                          "a RuntimeWarning; should be refused with a ValueError or rescaled")
-def test_overflow_gaussian_nb_huge_feature():
-    X = np.array([[1e308], [-1e308], [1e308], [-1e308]])
+@pytest.mark.parametrize("make", [GaussianNB, MultinomialNB, MixedNB])
+def test_overflow_naive_bayes_huge_feature(make):
+    """Found by fuzzing: GaussianNB's per-class mean and variance overflowed on |x| ~ 1e308
+    (so did MultinomialNB's sums of counts); the column is refused, by name."""
+    X = pd.DataFrame({"big": [1e308, 2e307, 1e308, 3e307], "small": [1.0, 2.0, 3.0, 4.0]})
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
-        GaussianNB().fit(X, [0, 0, 1, 1])
+        with pytest.raises(ValueError, match=r"Column 'big' has values as large as 1e\+308"):
+            make().fit(X, [0, 0, 1, 1])
+
+
+def test_the_largest_accepted_values_fit_without_overflow():
+    """Just under the limit (1e150) every regressor and GaussianNB still fit cleanly."""
+    X = pd.DataFrame({"x": np.array([1e150, -1e150, 5e149, -5e149] * 2)})
+    y = np.array([1e150, -1e150] * 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        for make in REGRESSORS.values():
+            assert np.isfinite(make().fit(X, y).predict(X)).all()
+        proba = GaussianNB().fit(X, y > 0).predict_proba(X)
+        np.testing.assert_allclose(proba.sum(axis=1), 1.0)
