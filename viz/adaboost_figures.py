@@ -19,6 +19,7 @@ import plotly.graph_objects as go
 
 from engine.tree._tree import NUMERIC
 
+from ._text import plain
 from .style import Style
 from .tree_dot import TreeNames, edge_text, split_text
 
@@ -286,16 +287,16 @@ def round_figure(grid: StagedGrid, t: int, X2: pd.DataFrame, y, detail: RoundDet
             mask = drawn & (labels == str(name)) & (detail.miss == wrong)
             fig.add_trace(kind(
                 x=X2.iloc[mask, 0], y=X2.iloc[mask, 1], mode="markers",
-                name=f"{name} ({'wrong' if wrong else 'right'})",
+                name=f"{plain(name)} ({'wrong' if wrong else 'right'})",
                 marker=dict(size=np.maximum(sizes[mask], MIN_CROSS) if wrong else sizes[mask],
                             symbol="x" if wrong else "circle", color=style.color(q), opacity=0.85,
                             line=dict(color="black" if wrong else "white",
                                       width=1.0 if wrong else 0.5)),
-                customdata=detail.before[mask], showlegend=False, legendgroup=str(name),
-                hovertemplate="α_i = %{customdata:.4g}<extra>" + str(name) + "</extra>"))
+                customdata=detail.before[mask], showlegend=False, legendgroup=plain(name),
+                hovertemplate="α_i = %{customdata:.4g}<extra>" + plain(name) + "</extra>"))
     for q, name in enumerate(grid.classes):  # legend entries: a plain circle per class
-        fig.add_scatter(x=[None], y=[None], mode="markers", name=str(name),
-                        legendgroup=str(name), marker=dict(size=style.marker_size,
+        fig.add_scatter(x=[None], y=[None], mode="markers", name=plain(name),
+                        legendgroup=plain(name), marker=dict(size=style.marker_size,
                                                            color=style.color(q)))
     # a legend entry only: the crosses themselves keep their class colour and area
     fig.add_scatter(x=[None], y=[None], mode="markers", name=f"misclassified by f̂_{t}",
@@ -303,7 +304,8 @@ def round_figure(grid: StagedGrid, t: int, X2: pd.DataFrame, y, detail: RoundDet
                                 line=dict(color="black", width=1.0)))
     if line is not None:
         _add_split_line(fig, line, style)
-    fig.update_layout(xaxis_title=grid.feature_names[0], yaxis_title=grid.feature_names[1],
+    fig.update_layout(xaxis_title=plain(grid.feature_names[0]),
+                      yaxis_title=plain(grid.feature_names[1]),
                       height=560, legend=_legend_below(style, 560))
     fig.update_xaxes(range=[grid.xs[0], grid.xs[-1]])
     fig.update_yaxes(range=[grid.ys[0], grid.ys[-1]])

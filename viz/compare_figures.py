@@ -19,6 +19,7 @@ import plotly.graph_objects as go
 
 from engine.metrics import mean_squared_error, r2_score, roc_auc_score, roc_curve
 
+from ._text import plain
 from .style import Style
 
 #: Every model the page can compare, in the order of the table and the palette.
@@ -183,5 +184,5 @@ def roc_figure(table: pd.DataFrame, pos_label, style: Style = Style()) -> go.Fig
     fig.update_layout(xaxis_title="false positive rate FP / N",
                       yaxis_title="true positive rate TP / P",
                       xaxis_range=[-0.01, 1.01], yaxis_range=[-0.01, 1.01])
-    style.apply(fig, title=f"ROC curves (positive class: {pos_label})")
+    style.apply(fig, title=f"ROC curves (positive class: {plain(pos_label)})")
     return _legend_below(fig, style)

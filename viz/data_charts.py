@@ -4,6 +4,7 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
+from ._text import plain, plain_all
 from .style import Style
 
 SPLIT_ORDER = ("all", "train", "test")
@@ -18,12 +19,12 @@ def class_balance_figure(balance: pd.DataFrame, style: Style = Style()) -> go.Fi
         As returned by ``engine.data.Dataset.class_balance()``.
     """
     fig = go.Figure()
-    classes = [str(c) for c in pd.unique(balance["class"])]
+    classes = plain_all(pd.unique(balance["class"]))
     for position, split in enumerate(s for s in SPLIT_ORDER if s in set(balance["split"])):
         part = balance[balance["split"] == split]
         fig.add_bar(
             name=split,
-            x=[str(c) for c in part["class"]],
+            x=plain_all(part["class"]),
             y=part["share"],
             text=[f"{n:,}" for n in part["count"]],
             textposition="outside",
@@ -40,15 +41,15 @@ def class_balance_figure(balance: pd.DataFrame, style: Style = Style()) -> go.Fi
 def target_histogram(y: pd.Series, style: Style = Style()) -> go.Figure:
     """Distribution of a numeric (regression) target."""
     fig = go.Figure(go.Histogram(x=y.to_numpy(), marker_color=style.color(0), nbinsx=40))
-    fig.update_layout(xaxis_title=str(y.name), yaxis_title="rows", bargap=0.05)
-    return style.apply(fig, title=f"Distribution of {y.name}")
+    fig.update_layout(xaxis_title=plain(y.name), yaxis_title="rows", bargap=0.05)
+    return style.apply(fig, title=f"Distribution of {plain(y.name)}")
 
 
 def missing_values_figure(schema: pd.DataFrame, n_rows: int, style: Style = Style()) -> go.Figure:
     """Horizontal bars: share of missing values per column (columns with none are left out)."""
     missing = schema[schema["n_missing"] > 0]["n_missing"].sort_values()
     fig = go.Figure(go.Bar(
-        x=missing.to_numpy() / max(n_rows, 1), y=[str(c) for c in missing.index],
+        x=missing.to_numpy() / max(n_rows, 1), y=plain_all(missing.index),
         orientation="h", marker_color=style.color(5),
         text=[f"{n:,}" for n in missing.to_numpy()], textposition="auto",
     ))

@@ -15,6 +15,7 @@ from plotly.subplots import make_subplots
 
 from engine.inspection import staged_error_curve
 
+from ._text import plain_all
 from .style import Style
 
 DEFAULT_STYLE = Style()  # frozen, so one shared default is safe
@@ -157,7 +158,8 @@ def importance_bars_figure(table: pd.DataFrame, *, title: str, x_title: str,
     shown = shown.iloc[::-1]
     colors = [style.color(5) if f == highlight else style.color(0) for f in shown["feature"]]
     fig = go.Figure(go.Bar(
-        x=shown["importance_mean"], y=shown["feature"], orientation="h", marker_color=colors,
+        x=shown["importance_mean"], y=plain_all(shown["feature"]), orientation="h",
+        marker_color=colors,
         error_x=dict(type="data", array=shown["importance_std"], visible=True,
                      color=style.text_color, thickness=max(1.0, style.line_width / 2)),
         hovertemplate="%{y}: %{x:.4f}<extra></extra>"))
@@ -213,7 +215,7 @@ def vote_table(forest, x_row) -> pd.DataFrame:
 def vote_figure(votes: pd.DataFrame, *, style: Style = DEFAULT_STYLE) -> go.Figure:
     """Bars: how many trees vote for each class; the text gives the forest's π."""
     fig = go.Figure(go.Bar(
-        x=votes["class"], y=votes["votes"],
+        x=plain_all(votes["class"]), y=votes["votes"],
         marker_color=[style.color(q) for q in range(len(votes))],
         text=[f"π = {p:.2f}" for p in votes["mean_proba"]], textposition="outside",
         textfont=dict(size=style.font_size)))

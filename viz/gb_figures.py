@@ -23,6 +23,7 @@ from plotly.subplots import make_subplots
 from engine.inspection import staged_error_curve
 from engine.metrics import log_loss
 
+from ._text import plain, plain_all
 from .style import Style
 from .tree_figures import boundary_figure
 
@@ -146,8 +147,8 @@ def round_figure(stages: OneFeatureStages, t: int, style: Style = NORMAL) -> go.
     if t < stages.n_rounds:
         _add_next_tree(fig, stages, t, style)
     fig.add_hline(y=0, line_color=style.text_color, line_width=1, row=2, col=1)
-    fig.update_xaxes(title_text=stages.feature, row=2, col=1)
-    fig.update_yaxes(title_text=stages.target, row=1, col=1)
+    fig.update_xaxes(title_text=plain(stages.feature), row=2, col=1)
+    fig.update_yaxes(title_text=plain(stages.target), row=1, col=1)
     fig.update_yaxes(title_text=f"y − S<sub>{t}</sub>", row=2, col=1)
     fig.update_layout(height=560 + 10 * style.font_size,
                       legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0))
@@ -223,7 +224,7 @@ def permutation_figure(table: pd.DataFrame, style: Style = NORMAL, top: int = 20
     """Horizontal bars of permutation importance (mean drop) with ± one standard deviation."""
     order = np.argsort(table["importance_mean"].to_numpy())[::-1][:top][::-1]
     rows = table.iloc[order]
-    fig = go.Figure(go.Bar(x=rows["importance_mean"], y=rows["feature"].astype(str),
+    fig = go.Figure(go.Bar(x=rows["importance_mean"], y=plain_all(rows["feature"]),
                            orientation="h", marker_color=style.color(1),
                            error_x=dict(type="data", array=rows["importance_std"], visible=True,
                                         thickness=style.line_width * 0.75)))

@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 
 from engine.text import tokenize
 
+from ._text import plain, plain_all
 from .style import Style
 
 LN10 = np.log(10.0)
@@ -142,7 +143,7 @@ STEP_MEASURES = {"log P(c)": "absolute", "log joint": "total", "log posterior": 
 
 def priors_figure(model, style: Style = DEFAULT_STYLE) -> go.Figure:
     """Bars of the class priors ``π_q = N_q / N``, with the counts written on them."""
-    classes = [str(c) for c in model.classes_]
+    classes = plain_all(model.classes_)
     fig = go.Figure(go.Bar(
         x=classes, y=model.class_prior_, marker_color=[style.color(q) for q in range(len(classes))],
         text=[f"{p:.3f}" for p in model.class_prior_], textposition="auto", textangle=0,
@@ -171,9 +172,10 @@ def gaussian_curves_figure(params: pd.DataFrame, feature: str, value: float | No
     if value is not None and np.isfinite(value):
         low, high = min(low, value), max(high, value)
     x = np.linspace(low, high, 400)
+    feature = plain(feature)
     fig = go.Figure()
     for q, cls in enumerate(params.index):
-        fig.add_scatter(x=x, y=normal_pdf(x, mean[q], std[q]), mode="lines", name=str(cls),
+        fig.add_scatter(x=x, y=normal_pdf(x, mean[q], std[q]), mode="lines", name=plain(cls),
                         line=dict(color=style.color(q), width=style.line_width))
     if value is not None and np.isfinite(value):
         fig.add_vline(x=value, line=dict(color=style.text_color, dash="dash", width=style.line_width / 2))
@@ -181,7 +183,7 @@ def gaussian_curves_figure(params: pd.DataFrame, feature: str, value: float | No
                         name="this row", marker=dict(size=style.marker_size + 4, symbol="x",
                                                      color=[style.color(q) for q in range(len(mean))]),
                         hovertemplate=f"{feature} = %{{x:.4g}}<br>density %{{y:.4g}}<extra></extra>")
-    fig.update_layout(xaxis_title=str(feature), yaxis_title=f"density P({feature} | c)", height=340,
+    fig.update_layout(xaxis_title=feature, yaxis_title=f"density P({feature} | c)", height=340,
                       legend_title_text="class")
     return style.apply(fig, title=f"P({feature} | c): a normal curve per class")
 
@@ -205,7 +207,7 @@ def ledger_figure(steps: pd.DataFrame, style: Style = DEFAULT_STYLE) -> go.Figur
     for q, cls in enumerate(steps.columns):
         column = values[:, q]
         fig.add_trace(go.Waterfall(
-            name=str(cls), orientation="h", y=list(steps.index), measure=measures,
+            name=plain(cls), orientation="h", y=plain_all(steps.index), measure=measures,
             x=np.where(np.isfinite(column), column, floor), base=0,
             text=[_log_text(v) for v in column], textposition="auto",
             textfont=dict(size=round(style.font_size * 0.8)),
@@ -213,7 +215,7 @@ def ledger_figure(steps: pd.DataFrame, style: Style = DEFAULT_STYLE) -> go.Figur
             decreasing=dict(marker=dict(color=style.color(q))),
             totals=dict(marker=dict(color=style.color(q), line=dict(color=style.text_color, width=1))),
             connector=dict(line=dict(color=style.grid_color)),
-            hovertemplate="%{y}: %{text}<extra>" + str(cls) + "</extra>",
+            hovertemplate="%{y}: %{text}<extra>" + plain(cls) + "</extra>",
         ))
     fig.update_traces(cliponaxis=False)  # labels of short bars may sit past the axis
     fig.update_layout(waterfallmode="group", xaxis_title="log probability (natural log)",
@@ -240,10 +242,10 @@ def word_figure(table: pd.DataFrame, title: str, style: Style = DEFAULT_STYLE) -
     centred = shown - shown.mean(axis=1, keepdims=True) if shown.size else shown
     fig = go.Figure()
     for q, cls in enumerate(table.columns):
-        fig.add_bar(y=list(table.index), x=centred[:, q], orientation="h",
-                    name=str(cls), marker_color=style.color(q),
+        fig.add_bar(y=plain_all(table.index), x=centred[:, q], orientation="h",
+                    name=plain(cls), marker_color=style.color(q),
                     customdata=[_log_text(v) for v in raw[:, q]],
-                    hovertemplate="%{y}<br>log θ = %{customdata}<extra>" + str(cls) + "</extra>")
+                    hovertemplate="%{y}<br>log θ = %{customdata}<extra>" + plain(cls) + "</extra>")
     # A legend below the axis leaves the plot its full width in a half-width column.
     fig.update_layout(barmode="group", xaxis_title="log θ(w | c) − mean",
                       legend=dict(orientation="h", yanchor="top", y=-0.25, x=0),
@@ -254,7 +256,7 @@ def word_figure(table: pd.DataFrame, title: str, style: Style = DEFAULT_STYLE) -
 
 def confusion_figure(matrix: np.ndarray, labels, style: Style = DEFAULT_STYLE) -> go.Figure:
     """Heatmap of a confusion matrix (rows = true class, columns = predicted), counts written."""
-    names = [str(c) for c in labels]
+    names = plain_all(labels)
     fig = go.Figure(go.Heatmap(
         z=matrix, x=names, y=names, colorscale=[[0, "#ffffff"], [1, style.color(0)]],
         text=matrix, texttemplate="%{text}", showscale=False,
@@ -304,9 +306,10 @@ def decision_boundary_figure(grid: dict, X: pd.DataFrame, y: pd.Series, classes,
     a, b = grid["columns"]
     for q, cls in enumerate(classes):
         rows = (y == cls).to_numpy()
-        fig.add_scatter(x=X.loc[rows, a], y=X.loc[rows, b], mode="markers", name=str(cls),
+        fig.add_scatter(x=X.loc[rows, a], y=X.loc[rows, b], mode="markers", name=plain(cls),
                         marker=dict(color=style.color(q), size=style.marker_size,
                                     line=dict(color="white", width=1)))
+    a, b = plain(a), plain(b)
     fig.update_layout(xaxis_title=a, yaxis_title=b, height=480, legend_title_text="class")
     return style.apply(fig, title=f"Decision regions on {a} and {b}")
 

@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 
 from engine.tree._criteria import entropy, gini, misclassification
 
+from ._text import plain, plain_all
 from .style import Style
 
 #: Column of ``split_candidates`` per criterion and its label in the app.
@@ -38,6 +39,7 @@ def threshold_curve_figure(table: pd.DataFrame, feature: str, criterion: str,
     """
     rows = table[(table["feature"] == feature) & (table["split"] == "threshold")]
     rows = rows[np.isfinite(rows["threshold"].astype(float))].sort_values("threshold")
+    name_shown = plain(feature)
     fig = go.Figure()
     for position, (name, (column, label)) in enumerate(CRITERION_COLUMNS.items()):
         if name == "gain_ratio" and criterion != "gain_ratio":
@@ -51,10 +53,10 @@ def threshold_curve_figure(table: pd.DataFrame, feature: str, criterion: str,
         column = CRITERION_COLUMNS[criterion][0]
         best = rows.loc[rows[column].idxmax()]
         fig.add_vline(x=float(best["threshold"]), line_dash="dash", line_color=style.text_color,
-                      annotation_text=f"best: {feature} ≤ {best['threshold']:.4g}")
-    fig.update_layout(xaxis_title=f"threshold t of {feature} ≤ t", yaxis_title="gain Δ",
+                      annotation_text=f"best: {name_shown} ≤ {best['threshold']:.4g}")
+    fig.update_layout(xaxis_title=f"threshold t of {name_shown} ≤ t", yaxis_title="gain Δ",
                       legend_title_text="criterion")
-    return style.apply(fig, title=f"Gain of every threshold on {feature}")
+    return style.apply(fig, title=f"Gain of every threshold on {name_shown}")
 
 
 def category_order_table(table: pd.DataFrame, feature: str) -> pd.DataFrame:
@@ -97,13 +99,15 @@ def _last_category(table: pd.DataFrame, feature: str, longest: tuple):
 def category_order_figure(order: pd.DataFrame, feature: str, class_name: str,
                           best_prefix: int | None, style: Style = Style()) -> go.Figure:
     """Bars: share of ``class_name`` per category, sorted; the best cut is a dashed line."""
-    fig = go.Figure(go.Bar(x=order["category"], y=order["share"], marker_color=style.color(1),
+    fig = go.Figure(go.Bar(x=plain_all(order["category"]), y=order["share"],
+                           marker_color=style.color(1),
                            text=[f"n={c:g}" for c in order["count"]], textposition="outside"))
     if best_prefix is not None and 0 < best_prefix < len(order):
         fig.add_vline(x=best_prefix - 0.5, line_dash="dash", line_color=style.text_color,
                       annotation_text="best cut")
+    feature = plain(feature)
     fig.update_layout(xaxis_title=f"{feature} (sorted by share)",
-                      yaxis_title=f"share of {class_name}")
+                      yaxis_title=f"share of {plain(class_name)}")
     fig.update_xaxes(type="category")
     fig.update_yaxes(range=[0, 1.15], tickformat=".0%")
     return style.apply(fig, title=f"Optimal binary split on {feature}: categories in order")
@@ -138,7 +142,7 @@ def impurity_figure(curves: pd.DataFrame, p_root: float | None, *, scaled_entrop
 def importance_figure(names, importances, style: Style = Style(), top: int = 20) -> go.Figure:
     """Horizontal bars of the largest feature importances, largest on top."""
     order = np.argsort(importances)[::-1][:top][::-1]
-    fig = go.Figure(go.Bar(x=np.asarray(importances)[order], y=[str(names[i]) for i in order],
+    fig = go.Figure(go.Bar(x=np.asarray(importances)[order], y=[plain(names[i]) for i in order],
                            orientation="h", marker_color=style.color(0)))
     fig.update_layout(xaxis_title="importance (share of impurity decrease)",
                       height=max(260, 60 + (style.font_size + 12) * len(order)))
@@ -148,7 +152,7 @@ def importance_figure(names, importances, style: Style = Style(), top: int = 20)
 
 def confusion_figure(matrix: np.ndarray, class_names, style: Style = Style()) -> go.Figure:
     """Heatmap of a confusion matrix: rows true class, columns predicted, counts written in."""
-    labels = [str(c) for c in class_names]
+    labels = plain_all(class_names)
     fig = go.Figure(go.Heatmap(z=matrix, x=labels, y=labels, colorscale="Blues", showscale=False,
                                text=matrix, texttemplate="%{text}",
                                textfont=dict(size=style.font_size + 2)))
@@ -265,14 +269,14 @@ def boundary_figure(grid: dict, train: pd.DataFrame, y_train, test: pd.DataFrame
                                                 ("test", test, y_test, True)):
                 mask = np.asarray(labels).astype(str) == str(name)
                 fig.add_scatter(x=frame.iloc[mask, 0], y=frame.iloc[mask, 1], mode="markers",
-                                name=f"{name} ({part})", marker=_marker(style, q, hollow))
+                                name=f"{plain(name)} ({part})", marker=_marker(style, q, hollow))
     else:
         fig.add_heatmap(x=grid["x"], y=grid["y"], z=grid["z"], colorscale="Viridis",
                         opacity=0.6, colorbar=dict(title="prediction"))
         for part, frame, hollow in (("train", train, False), ("test", test, True)):
             fig.add_scatter(x=frame.iloc[:, 0], y=frame.iloc[:, 1], mode="markers", name=part,
                             marker=_marker(style, 0, hollow))
-    fig.update_layout(xaxis_title=str(train.columns[0]), yaxis_title=str(train.columns[1]),
+    fig.update_layout(xaxis_title=plain(train.columns[0]), yaxis_title=plain(train.columns[1]),
                       height=560)
     return style.apply(fig, title=title)
 

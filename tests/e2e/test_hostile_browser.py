@@ -76,10 +76,9 @@ def test_hostile_csv_stays_text_on_data_naive_bayes_and_tree_pages(page, app_url
     assert "<script>alert(3)</script>" in tree_text or "<b>width</b>" in tree_text
 
 
-@pytest.mark.xfail(strict=True, reason="plotly reads <b>, <i>, <br> and <a href> in text as its "
-                   "own markup: a class called '<b>yes</b>' shows as a bold 'yes' on the class "
-                   "balance chart; viz figures should escape data text (&lt; &gt; &amp;)")
 def test_class_names_with_markup_show_verbatim_on_charts(page, app_url):
+    """plotly reads <b>, <i>, <br> and <a href> in any text as markup; viz escapes data text,
+    so a class called '<b>yes</b>' is drawn as those characters, not as a bold 'yes'."""
     page.goto(app_url)
     wait_for_app(page)
     upload(page, "hostile.csv", hostile_csv())

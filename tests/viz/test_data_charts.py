@@ -31,7 +31,9 @@ def test_presentation_style_enlarges_type():
 def test_class_names_that_look_like_markup_stay_text():
     balance = BALANCE.assign(**{"class": ["<b>x</b>", "1", "<b>x</b>", "1", "<b>x</b>", "1"]})
     fig = class_balance_figure(balance)
-    assert list(fig.data[0].x) == ["<b>x</b>", "1"]
+    # escaped, so plotly.js draws the characters instead of a bold "x"
+    assert list(fig.data[0].x) == ["&lt;b&gt;x&lt;/b&gt;", "1"]
+    assert list(fig.layout.xaxis.categoryarray) == ["&lt;b&gt;x&lt;/b&gt;", "1"]
     assert fig.layout.xaxis.type == "category"  # "1" must not become a number axis
 
 

@@ -7,8 +7,10 @@ The strings: HTML (``<b>x</b>``, ``<script>alert(1)</script>``), quotes, DOT syn
   regression, binary and multiway splits: ``dot -Tsvg`` accepts it, the SVG is well-formed
   XML with no element the data brought in (no <b>, no <script>), and the SVG's text holds
   the strings as characters.
-* Plotly figures (viz.data_charts, viz.nb_figures, viz.tree_figures): the strings are carried
-  unchanged as data (axis categories, trace names), and the figure serialises to JSON.
+* Plotly figures (data, Naive Bayes, tree, forest, boosting and compare figures): plotly.js
+  reads <b>, <i>, <br> and <a href> in any text as markup, so the strings reach it with
+  & < > escaped as entities (which it decodes back to the characters) in axis categories,
+  trace names, hover text and titles, and never as raw markup.
 """
 from __future__ import annotations
 
@@ -22,11 +24,20 @@ import pandas as pd
 import pytest
 
 from engine.data import Dataset, infer_schema
-from engine.ensemble import AdaBoostClassifier, RandomForestClassifier
+from engine.ensemble import AdaBoostClassifier, GradientBoostingRegressor, RandomForestClassifier
+from engine.inspection import split_candidates
 from engine.metrics import confusion_matrix
 from engine.naive_bayes import MixedNB
 from engine.tree import DecisionTreeClassifier, DecisionTreeRegressor
-from viz import data_charts, nb_figures, tree_figures
+from viz import (
+    adaboost_figures,
+    compare_figures,
+    data_charts,
+    forest_figures,
+    gb_figures,
+    nb_figures,
+    tree_figures,
+)
 from viz.style import Style
 from viz.tree_dot import node_title, tree_to_dot
 
@@ -137,48 +148,120 @@ def test_class_names_override_is_escaped_too(X, y):
     assert '"];evil[' in svg_text(root)
 
 
-def carried(fig) -> str:
-    """Every string the figure carries, as one JSON text (what the browser receives)."""
-    return json.loads(fig.to_json()).__repr__()
+def escaped(text: str) -> str:
+    """``text`` as plotly.js must receive it to draw the characters: it reads <b>, <i>,
+    <br>, <a href>… as markup and decodes &amp; &lt; &gt; back to & < >."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def test_data_charts_carry_hostile_class_names_as_data(frame):
+def carried(fig) -> list[str]:
+    """Every string the figure carries (what the browser receives), from its JSON."""
+    found: list[str] = []
+
+    def walk(node) -> None:
+        if isinstance(node, str):
+            found.append(node)
+        elif isinstance(node, dict | list):
+            for child in node.values() if isinstance(node, dict) else node:
+                walk(child)
+
+    walk(json.loads(fig.to_json()))
+    return found
+
+
+def assert_verbatim(fig, *texts: str) -> None:
+    """``texts`` reach the figure escaped, and no hostile string reaches it as markup."""
+    strings = carried(fig)
+    for text in texts:
+        assert any(escaped(text) in s for s in strings), text[:40]
+    raw = [h for h in HOSTILE if escaped(h) != h]
+    leaked = [s[:60] for s in strings if any(h in s for h in raw)]
+    assert leaked == []
+
+
+def test_data_charts_escape_class_and_column_names(frame):
     dataset = Dataset(frame, "🌳 class", random_state=0)
     fig = data_charts.class_balance_figure(dataset.class_balance(), Style())
-    categories = {str(v) for trace in fig.data for v in (trace.x if trace.orientation != "h"
-                                                         else trace.y)}
-    assert {HOSTILE[1], "two\nlines", "it's"} <= categories
+    assert_verbatim(fig, HOSTILE[1], "two\nlines", "it's")
+    axis = list(fig.layout.xaxis.categoryarray)
+    assert escaped(HOSTILE[1]) in axis and {str(v) for v in fig.data[0].x} <= set(axis)
     schema = infer_schema(frame.assign(**{HOSTILE[1] + " gaps": [np.nan, "a"] * 32}))
-    fig = data_charts.missing_values_figure(schema, len(frame), Style())
-    assert any(HOSTILE[1] + " gaps" in [str(v) for v in (t.y if t.y is not None else [])]
-               or HOSTILE[1] + " gaps" in [str(v) for v in (t.x if t.x is not None else [])]
-               for t in fig.data)
+    assert_verbatim(data_charts.missing_values_figure(schema, len(frame), Style()),
+                    HOSTILE[1] + " gaps")
+    target = frame[HOSTILE[0]].rename(HOSTILE[4])
+    assert_verbatim(data_charts.target_histogram(target, Style()), HOSTILE[4])
 
 
-def test_naive_bayes_figures_carry_hostile_labels_as_data(X, y):
+def test_naive_bayes_figures_escape_labels(X, y):
     model = MixedNB().fit(X, y)
-    fig = nb_figures.priors_figure(model, Style())
-    assert HOSTILE[1] in carried(fig) or HOSTILE[1] in str([t.x for t in fig.data] +
-                                                          [t.y for t in fig.data])
     labels = list(model.classes_)
-    matrix = confusion_matrix(y, model.predict(X), labels=labels)
-    fig = nb_figures.confusion_figure(matrix, labels, Style())
-    axes = [str(v) for v in (*fig.data[0].x, *fig.data[0].y)]
-    assert HOSTILE[1] in axes and "two\nlines" in axes
-    fig.to_json()
+    assert_verbatim(nb_figures.priors_figure(model, Style()), HOSTILE[1])
+    fig = nb_figures.confusion_figure(confusion_matrix(y, model.predict(X), labels=labels),
+                                      labels, Style())
+    assert escaped(HOSTILE[1]) in fig.data[0].x and escaped(HOSTILE[1]) in fig.data[0].y
+    assert_verbatim(fig, HOSTILE[1])
+    curves = nb_figures.gaussian_curves_figure(model.gaussian_params(HOSTILE[0]), HOSTILE[0], 0.5)
+    assert_verbatim(curves, HOSTILE[0], HOSTILE[1])
+    steps = nb_figures.ledger_steps(model.evidence_ledger(X, 0))
+    assert_verbatim(nb_figures.ledger_figure(steps, Style()), HOSTILE[0], HOSTILE[1])
+    words = pd.DataFrame([[-1.0, -2.0]], index=["1. <b>x</b>"], columns=[HOSTILE[1], "it's"])
+    assert_verbatim(nb_figures.word_figure(words, "words", Style()), "1. <b>x</b>", HOSTILE[1])
+    pair = X[[HOSTILE[0], HOSTILE[2]]]
+    two = MixedNB().fit(pair, y)
+    fig = nb_figures.decision_boundary_figure(nb_figures.decision_grid(two, pair, 20), pair, y,
+                                              two.classes_, Style())
+    assert_verbatim(fig, HOSTILE[0], HOSTILE[2], HOSTILE[1])
 
 
-def test_tree_figures_carry_hostile_feature_names_as_data(X, y):
+def test_tree_figures_escape_feature_names_categories_and_classes(X, y):
     model = split_models(X, y)["binary"]
     fig = tree_figures.importance_figure(list(model.feature_names_in_),
                                          model.feature_importances_, Style())
-    shown = {str(v) for t in fig.data for v in (*(t.x if t.x is not None else ()),
-                                                *(t.y if t.y is not None else ()))}
-    assert HOSTILE[0] in shown or HOSTILE[1] in shown
+    assert_verbatim(fig, HOSTILE[0], HOSTILE[1])
     labels = list(model.classes_)
     fig = tree_figures.confusion_figure(confusion_matrix(y, model.predict(X), labels=labels),
                                         labels, Style())
-    assert HOSTILE[1] in {str(v) for v in (*fig.data[0].x, *fig.data[0].y)}
+    assert escaped(HOSTILE[1]) in fig.data[0].x
+    assert_verbatim(fig, HOSTILE[1])
+    table = split_candidates(model, 0, X, y)
+    assert_verbatim(tree_figures.threshold_curve_figure(table, HOSTILE[0], "gini"), HOSTILE[0])
+    order = tree_figures.category_order_table(table, HOSTILE[1])
+    fig = tree_figures.category_order_figure(order, HOSTILE[1], HOSTILE[1], 1)
+    assert escaped(HOSTILE[0]) in fig.data[0].x  # a category value of that column
+    assert_verbatim(fig, HOSTILE[1])
+    pair = X[[HOSTILE[0], HOSTILE[2]]]
+    two = DecisionTreeClassifier(max_depth=2, random_state=0).fit(pair, y)
+    fig = tree_figures.boundary_figure(tree_figures.decision_grid(two, pair, 20), pair, y,
+                                       pair, y, list(two.classes_))
+    assert_verbatim(fig, HOSTILE[0], HOSTILE[2], HOSTILE[1])
+
+
+def test_ensemble_figures_escape_feature_and_class_names(X, y):
+    forest = RandomForestClassifier(n_estimators=3, max_depth=2, random_state=0).fit(X, y)
+    table = forest_figures.impurity_importance_table(forest)
+    assert_verbatim(forest_figures.importance_bars_figure(table, title="t", x_title="x",
+                                                          highlight=HOSTILE[0]), HOSTILE[0])
+    votes = forest_figures.vote_table(forest, X.iloc[[0]])
+    assert_verbatim(forest_figures.vote_figure(votes), HOSTILE[1])
+    assert_verbatim(gb_figures.permutation_figure(table, Style()), HOSTILE[2])
+    roc = pd.DataFrame({"model": "Decision tree", "fpr": [0.0, 1.0], "tpr": [0.0, 1.0],
+                        "auc": 0.5})
+    assert_verbatim(compare_figures.roc_figure(roc, HOSTILE[1]), HOSTILE[1])
+
+
+def test_boosting_round_figures_escape_names(X, y):
+    x = X[[HOSTILE[0]]]
+    target = x[HOSTILE[0]].to_numpy() * 2
+    model = GradientBoostingRegressor(n_estimators=2, max_depth=1).fit(x, target)
+    stages = gb_figures.one_feature_stages(model, x, target, HOSTILE[4])
+    assert_verbatim(gb_figures.round_figure(stages, 1, Style()), HOSTILE[0], HOSTILE[4])
+    pair = X[[HOSTILE[0], HOSTILE[2]]]
+    boost = AdaBoostClassifier(n_estimators=2, random_state=0).fit(pair, y)
+    grid = adaboost_figures.staged_grid(boost, pair, resolution=10)
+    detail = adaboost_figures.round_detail(boost, adaboost_figures.learner_misses(boost, pair, y),
+                                           1)
+    fig = adaboost_figures.round_figure(grid, 1, pair, y, detail)
+    assert_verbatim(fig, HOSTILE[0], HOSTILE[2], HOSTILE[1])
 
 
 def test_a_tree_on_a_single_feature_draws():
