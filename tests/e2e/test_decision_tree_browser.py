@@ -60,6 +60,10 @@ def test_diagram_text_stays_readable_with_the_sidebar_open(browser, app_url, wid
     least = 16 if present else 11  # px: a projected room (presentation) or a laptop
     for query in ("data=iris&dt_show_depth=4", "data=spambase&dt_show_depth=3"):
         open_tree_page(page, app_url, f"{query}&present={str(present).lower()}")
+        unfold = page.locator('[data-testid="stExpandSidebarButton"]')
+        if present and unfold.is_visible():  # a presentation link opens with it folded
+            unfold.click()
+            page.wait_for_timeout(500)  # it slides in and the diagram reflows
         assert page.locator('[data-testid="stSidebar"]').is_visible()
         n_texts, box, size = page.evaluate(MEASURE)
         print(f"{query} {width}x{height} present={present}: text {box:.1f} px high, "
