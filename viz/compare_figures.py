@@ -144,16 +144,8 @@ def learning_curve_figure(curves: pd.DataFrame, error_name: str,
                               "with %{x} training rows<extra></extra>")
     fig.update_layout(xaxis_title="training rows", yaxis_title=error_name)
     style.apply(fig, title="Learning curves: solid = test, dashed = training")
-    return _legend_below(fig, style)
+    return style.legend_below(fig)
 
-
-def _legend_below(fig: go.Figure, style: Style) -> go.Figure:
-    # Anchored to the figure's bottom edge (not the plot's), so the margin grows to fit
-    # it and it never covers the data or the axis title, whatever the font size; the
-    # figure grows with the type so the plot keeps its height under the legend.
-    fig.update_layout(legend=dict(orientation="h", yref="container", yanchor="bottom", y=0,
-                                  x=0), height=300 + 16 * style.font_size)
-    return fig
 
 
 def roc_table(entries: list[Entry], X_test: pd.DataFrame, y_test, pos_label) -> pd.DataFrame:
@@ -185,4 +177,4 @@ def roc_figure(table: pd.DataFrame, pos_label, style: Style = Style()) -> go.Fig
                       yaxis_title="true positive rate TP / P",
                       xaxis_range=[-0.01, 1.01], yaxis_range=[-0.01, 1.01])
     style.apply(fig, title=f"ROC curves (positive class: {plain(pos_label)})")
-    return _legend_below(fig, style)
+    return style.legend_below(fig)

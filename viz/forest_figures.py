@@ -65,13 +65,10 @@ def oob_curve_figure(curves: dict[str, pd.DataFrame], *, error_label: str,
                             name=f"{name}: {what} error",
                             line=dict(width=style.line_width, color=style.color(position),
                                       dash=dash))
-    fig.update_layout(xaxis_title="number of trees B", yaxis_title=error_label,
-                      legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0),
-                      height=460)
+    fig.update_layout(xaxis_title="number of trees B", yaxis_title=error_label)
     fig.update_yaxes(rangemode="tozero")
     style.apply(fig, title="Error against the number of trees")
-    fig.update_layout(margin=dict(t=110))  # room for the legend above the plot
-    return fig
+    return style.legend_below(fig, plot_height=340)
 
 
 # --------------------------------------------------------------------------- effect of m

@@ -203,9 +203,9 @@ def shrinkage_figure(curves: dict, loss_name: str, style: Style = NORMAL) -> go.
             fig.add_scatter(x=curve["round"], y=curve[part], mode="lines",
                             name=f"ν = {nu:g}, {'training' if part == 'train' else 'test'}",
                             line=dict(color=style.color(i), dash=dash, width=style.line_width))
-    fig.update_layout(xaxis_title="round t (number of trees)", yaxis_title=loss_name,
-                      height=420 + 10 * style.font_size)
-    return _legend_below(style.apply(fig, title="Shrinkage: loss against rounds for three ν"))
+    fig.update_layout(xaxis_title="round t (number of trees)", yaxis_title=loss_name)
+    style.apply(fig, title="Shrinkage: loss against rounds for three ν")
+    return style.legend_below(fig, plot_height=380)
 
 
 def shrinkage_table(curves: dict) -> pd.DataFrame:
@@ -247,14 +247,9 @@ def staged_error_figure(errors: pd.DataFrame, style: Style = NORMAL) -> go.Figur
     for i, (part, name) in enumerate((("train", "training error"), ("test", "test error"))):
         fig.add_scatter(x=errors["round"], y=errors[part], mode="lines", name=name,
                         line=dict(color=style.color(i), width=style.line_width))
-    fig.update_layout(xaxis_title="round t", yaxis_title="misclassification rate",
-                      height=320 + 8 * style.font_size)
-    return _legend_below(style.apply(fig, title="Error against rounds"))
-
-
-def _legend_below(fig: go.Figure) -> go.Figure:
-    """A horizontal legend under the x axis: the plot keeps its width on a narrow screen."""
-    return fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.28, x=0))
+    fig.update_layout(xaxis_title="round t", yaxis_title="misclassification rate")
+    style.apply(fig, title="Error against rounds")
+    return style.legend_below(fig, plot_height=280)
 
 
 def staged_grids(model, X2: pd.DataFrame, resolution: int = 120) -> dict:

@@ -48,6 +48,17 @@ class Style:
         """Colour of the class or series at ``index`` (cycles past the palette's end)."""
         return self.palette[index % len(self.palette)]
 
+    def legend_below(self, fig: go.Figure, *, plot_height: int = 300) -> go.Figure:
+        """Put the legend under the figure, anchored to its bottom edge (not the plot's).
+
+        The margin then grows to fit the legend, so it never covers the data, the axis
+        title or the title, whatever the font size and however it wraps; the figure grows
+        with the type so the plot keeps about ``plot_height`` pixels.
+        """
+        return fig.update_layout(
+            legend=dict(orientation="h", yref="container", yanchor="bottom", y=0, x=0),
+            height=plot_height + 16 * self.font_size)
+
     def apply(self, fig: go.Figure, *, title: str | None = None) -> go.Figure:
         """Set fonts, margins and grid on a plotly figure; returns the same figure."""
         fig.update_layout(
