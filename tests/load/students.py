@@ -11,6 +11,7 @@ the server for this machine's two cores.
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -82,5 +83,14 @@ async def _crowd(base_url: str, page: str, query: str, n: int, timeout_s: float)
 
 
 def crowd(base_url: str, page: str, query: str, n: int, timeout_s: float = 240.0) -> list[Visit]:
-    """``n`` students open the same link at the same moment; one Visit each."""
-    return asyncio.run(_crowd(base_url, page, query, n, timeout_s))
+    """``n`` students open the same link at the same moment; one Visit each.
+
+    The students' event loop runs in a thread of its own: Playwright's sync API (the
+    browser tests in the same pytest run) keeps an event loop running in the main thread.
+    """
+    visits: list[Visit] = []
+    worker = threading.Thread(
+        target=lambda: visits.extend(asyncio.run(_crowd(base_url, page, query, n, timeout_s))))
+    worker.start()
+    worker.join()
+    return visits
