@@ -20,7 +20,9 @@ from ui.state import Upload
 from .test_pages import ROOT, assert_clean
 
 DATA, NB, DT = "app_pages/data.py", "app_pages/naive_bayes.py", "app_pages/decision_tree.py"
-PAGES = [DATA, NB, DT]
+RF, AB, GB = "app_pages/random_forest.py", "app_pages/adaboost.py", "app_pages/gradient_boosting.py"
+CMP = "app_pages/compare.py"
+PAGES = [DATA, NB, DT, RF, AB, GB, CMP]
 HOSTILE = ["<b>x</b>", "<script>alert(1)</script>", 'a"];x[label=<', "two\nlines", "🌳 emoji",
            "it's & \"quoted\""]
 
@@ -78,11 +80,13 @@ def test_hostile_names_and_values_are_shown_as_text(page):
         assert HOSTILE[0] in table.columns and HOSTILE[1] in set(table[HOSTILE[1]])
     elif page == NB:
         assert at.metric, "a model should be fitted on this file"
-    else:
+    elif page == DT:
         assert at.get("graphviz_chart"), "the tree should be drawn"
+    else:
+        assert at.get("plotly_chart") or at.dataframe, "the model's views should be drawn"
 
 
-@pytest.mark.parametrize("page", [NB, DT])
+@pytest.mark.parametrize("page", [NB, DT, RF, AB, GB, CMP])
 def test_a_target_with_one_class_says_so(page):
     rng = np.random.default_rng(0)
     frame = pd.DataFrame({"x": rng.normal(size=30), "y": ["only"] * 30})
@@ -101,7 +105,7 @@ def test_a_target_with_5000_classes(page):
     assert_message_or_model(at)
 
 
-PAGES_ONE_FEATURE = [DATA, NB, DT]
+PAGES_ONE_FEATURE = PAGES
 
 
 @pytest.mark.parametrize("page", PAGES_ONE_FEATURE)
