@@ -10,12 +10,17 @@ is shared by every student and must never be modified.
 """
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import streamlit as st
+
+#: Worker processes for one forest fit. A fit runs once per (data, parameters) and every
+#: session shares it, so it may take the server's cores while it lasts (at most four).
+FIT_JOBS = max(1, min(os.cpu_count() or 1, 4))
 
 
 @dataclass

@@ -15,7 +15,7 @@ import streamlit as st
 from engine.data import Dataset
 from engine.ensemble import RandomForestClassifier, RandomForestRegressor
 from engine.inspection import oob_permutation_importance, tree_correlation
-from ui.fitting import fit_once
+from ui.fitting import FIT_JOBS, fit_once
 from ui.tree_controls import tree_features
 from viz import forest_figures as ff
 from viz import tree_figures as tf
@@ -96,7 +96,7 @@ def controls(dataset: Dataset) -> dict:
     return {"n_estimators": int(n_estimators), "max_features": int(min(max_features, p)),
             "max_depth": max_depth, "min_samples_leaf": int(min_leaf),
             "bootstrap": bool(bootstrap), "oob_score": bool(bootstrap),
-            "random_state": int(st.session_state.get("seed", 0)), "n_jobs": 1}
+            "random_state": int(st.session_state.get("seed", 0)), "n_jobs": FIT_JOBS}
 
 
 def cache_key(dataset: Dataset, params: dict) -> tuple:
