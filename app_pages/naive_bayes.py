@@ -4,7 +4,7 @@ import streamlit as st
 from engine.data import DataError
 from ui import nb_controls as nb
 from ui import state
-from ui.take_home import take_home
+from ui.take_home import plain, take_home
 from viz import nb_figures as nf
 
 st.title("Naive Bayes")
@@ -75,21 +75,25 @@ with tabs["Evidence for one row"]:
                       help="Start from the chosen test row and change any value.")
     if typed:
         x_row = nb.typed_row(dataset, x_row)
-    ledger = model.evidence_ledger(x_row, 0)
-    posterior = ledger.loc[("total", "posterior")]
-    predicted = posterior.idxmax()
-    truth = "" if typed else f", true **{dataset.y_test.iloc[row]}**"
-    st.markdown(f"{'Your row' if typed else f'Row **{x_row.index[0]}**'}: predicted "
-                f"**{predicted}** (P = {posterior.max():.3f}){truth}.")
-    if not typed:
-        st.dataframe(x_row, hide_index=True)
-    st.plotly_chart(nf.ledger_figure(nf.ledger_steps(ledger), style), width="stretch")
-    st.latex(r"P(c \mid x) = \frac{P(c) \prod_j P(x_j \mid c)}{\sum_r P(c_r) \prod_j P(x_j \mid c_r)}")
-    for line in nf.posterior_latex(ledger):
-        st.latex(line)
-    if (ledger.xs("feature", level="part") == float("-inf")).any().any():
-        st.caption("−∞: this value never occurs with that class in training and α = 0, so "
-                   "θ = 0 and the whole product is 0. Move α above 0 to smooth it.")
+    try:
+        ledger = model.evidence_ledger(x_row, 0)
+    except ValueError as error:  # a typed value the model refuses, e.g. 1e200
+        st.error(f"**This row cannot be explained.** {plain(error)}")
+    else:
+        posterior = ledger.loc[("total", "posterior")]
+        predicted = posterior.idxmax()
+        truth = "" if typed else f", true **{dataset.y_test.iloc[row]}**"
+        st.markdown(f"{'Your row' if typed else f'Row **{x_row.index[0]}**'}: predicted "
+                    f"**{predicted}** (P = {posterior.max():.3f}){truth}.")
+        if not typed:
+            st.dataframe(x_row, hide_index=True)
+        st.plotly_chart(nf.ledger_figure(nf.ledger_steps(ledger), style), width="stretch")
+        st.latex(r"P(c \mid x) = \frac{P(c) \prod_j P(x_j \mid c)}{\sum_r P(c_r) \prod_j P(x_j \mid c_r)}")
+        for line in nf.posterior_latex(ledger):
+            st.latex(line)
+        if (ledger.xs("feature", level="part") == float("-inf")).any().any():
+            st.caption("−∞: this value never occurs with that class in training and α = 0, so "
+                       "θ = 0 and the whole product is 0. Move α above 0 to smooth it.")
 
 with tabs["Accuracy"]:
     st.plotly_chart(nf.confusion_figure(fitted.confusion, model.classes_, style), width="stretch")

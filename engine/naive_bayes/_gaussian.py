@@ -91,8 +91,8 @@ class GaussianNB(BaseNB):
 
     def _encode(self, X, fit: bool = False) -> np.ndarray:
         X = encode_numeric(self, X, fit)
-        if fit:  # σ² squares deviations from μ
-            check_feature_magnitude(X, self.feature_names_in_)
+        # σ² and the log-density both square deviations from μ: at fit and at predict
+        check_feature_magnitude(X, self.feature_names_in_)
         return X
 
     def _fit_encoded(self, X: np.ndarray, Y: np.ndarray) -> None:

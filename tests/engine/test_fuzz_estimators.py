@@ -292,3 +292,15 @@ def test_the_largest_accepted_values_fit_without_overflow():
             assert np.isfinite(make().fit(X, y).predict(X)).all()
         proba = GaussianNB().fit(X, y > 0).predict_proba(X)
         np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+
+
+@pytest.mark.parametrize("make", [GaussianNB, MixedNB])
+def test_naive_bayes_refuses_a_huge_value_at_predict_time(make):
+    """A typed-in row of 1e200 gave -inf log-densities and NaN probabilities; it is refused
+    by name, like at fit."""
+    X = pd.DataFrame({"big": [1.0, 2.0, 3.0, 4.0], "small": [1.0, 2.0, 3.0, 4.0]})
+    model = make().fit(X, [0, 0, 1, 1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        with pytest.raises(ValueError, match=r"Column 'big' has values as large as 1e\+200"):
+            model.predict_proba(pd.DataFrame({"big": [1e200], "small": [2.0]}))
