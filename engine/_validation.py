@@ -238,9 +238,14 @@ def check_magnitude(values: np.ndarray, what: str) -> None:
 
 
 def check_feature_magnitude(X: np.ndarray, feature_names) -> None:
-    """:func:`check_magnitude` of every column of the encoded ``X``, named in the message."""
-    for j, name in enumerate(feature_names):
-        check_magnitude(X[:, j], f"Column {name!r}")
+    """:func:`check_magnitude` of every column of the encoded ``X``, named in the message.
+
+    One pass over ``X`` finds each column's largest magnitude (predictions call this too);
+    only an offending column is looked at again, for the message.
+    """
+    largest = np.fmax.reduce(np.abs(X), axis=0, initial=0.0) if X.size else np.zeros(0)
+    for j in np.flatnonzero(largest > MAX_MAGNITUDE)[:1]:
+        check_magnitude(X[:, j], f"Column {list(feature_names)[j]!r}")
 
 
 def check_regression_target(y) -> np.ndarray:
