@@ -305,17 +305,11 @@ def round_figure(grid: StagedGrid, t: int, X2: pd.DataFrame, y, detail: RoundDet
     if line is not None:
         _add_split_line(fig, line, style)
     fig.update_layout(xaxis_title=plain(grid.feature_names[0]),
-                      yaxis_title=plain(grid.feature_names[1]),
-                      height=560, legend=_legend_below(style, 560))
+                      yaxis_title=plain(grid.feature_names[1]))
     fig.update_xaxes(range=[grid.xs[0], grid.xs[-1]])
     fig.update_yaxes(range=[grid.ys[0], grid.ys[-1]])
-    return style.apply(fig, title=f"Round {t}: area ∝ α_i")
-
-
-def _legend_below(style: Style, height: int) -> dict:
-    """A horizontal legend under the x axis title, clear of it at any font size."""
-    clearance = 3.6 * style.font_size + 16  # tick labels + axis title, in pixels
-    return dict(orientation="h", yanchor="top", x=0, y=-clearance / (height - 100))
+    style.apply(fig, title=f"Round {t}: area ∝ α_i")
+    return style.legend_below(fig, plot_height=400)
 
 
 def _add_split_line(fig: go.Figure, line: tuple[str, float], style: Style) -> None:
@@ -352,10 +346,10 @@ def error_curve_figure(train: np.ndarray, test: np.ndarray, references: dict[str
                                   color=style.color(position)))
     if current is not None:
         fig.add_vline(x=current, line_dash="dot", line_color=style.text_color)
-    fig.update_layout(xaxis_title="number of rounds T", yaxis_title="misclassification rate",
-                      height=480, legend=_legend_below(style, 480))
+    fig.update_layout(xaxis_title="number of rounds T", yaxis_title="misclassification rate")
     fig.update_yaxes(tickformat=".0%", rangemode="tozero")
-    return style.apply(fig, title="Training and test error against the number of rounds")
+    style.apply(fig, title="Training and test error against the number of rounds")
+    return style.legend_below(fig, plot_height=320)
 
 
 def weight_curve_figure(model, style: Style = DEFAULT_STYLE) -> go.Figure:
@@ -369,7 +363,7 @@ def weight_curve_figure(model, style: Style = DEFAULT_STYLE) -> go.Figure:
                     mode="lines+markers",
                     line=dict(width=style.line_width, color=style.color(1)),
                     marker=dict(size=style.marker_size * 0.6))
-    fig.update_layout(xaxis_title="round t", yaxis_title="ε_t and ŵ_t", height=360,
-                      legend=_legend_below(style, 360))
+    fig.update_layout(xaxis_title="round t", yaxis_title="ε_t and ŵ_t")
     fig.update_yaxes(rangemode="tozero")
-    return style.apply(fig, title="Each round's weighted error and model weight")
+    style.apply(fig, title="Each round's weighted error and model weight")
+    return style.legend_below(fig, plot_height=240)
