@@ -23,6 +23,7 @@ from .._validation import (
 from ..base import BaseEstimator
 from ..metrics import r2_score
 from ..tree import DecisionTreeClassifier, DecisionTreeRegressor
+from ..tree._binning import PreparedFeatures, prepare_features
 from ._base import (
     PAIRS_PER_CHUNK,
     bootstrap_counts,
@@ -52,6 +53,7 @@ class _TrainingData:
     classes: np.ndarray | None
     n_draw: int
     bootstrap: bool
+    prepared: PreparedFeatures | None = None  # X_enc presorted once for all tree members
 
 
 def _fit_member(estimator, data: _TrainingData, bootstrap_seed: int):
@@ -59,7 +61,8 @@ def _fit_member(estimator, data: _TrainingData, bootstrap_seed: int):
     counts = bootstrap_counts(bootstrap_seed, len(data.target), data.n_draw, data.bootstrap)
     weight = data.weight * counts
     if isinstance(estimator, _TREES):
-        estimator._fit_encoded(data.X_enc, data.target, weight, data.encoder, data.classes)
+        estimator._fit_encoded(data.X_enc, data.target, weight, data.encoder, data.classes,
+                               data.prepared)
     else:
         estimator.fit(data.X, data.y, sample_weight=weight)
     return estimator, counts
@@ -84,6 +87,9 @@ class BaseBagged(BaseEstimator):
         seeds = draw_seeds(self.random_state, self.n_estimators)
         tasks = [(self._member(int(tree_seed)), data, int(boot_seed))
                  for boot_seed, tree_seed in seeds]
+        if isinstance(tasks[0][0], _TREES):  # sort the columns once, not once per tree
+            data.prepared = prepare_features(data.X_enc, data.encoder.n_categories_,
+                                             tasks[0][0].max_bins)
         fitted = run_parallel(_fit_member, tasks, self.n_jobs, progress)
         self.estimators_ = [member for member, _ in fitted]
         self.inbag_counts_ = np.stack([c for _, c in fitted]).astype(count_dtype(data.n_draw))

@@ -22,7 +22,13 @@ from functools import cached_property
 
 import numpy as np
 
-from ._splitter import Candidates, keep_valid, missing_only_candidates, score_binary
+from ._splitter import (
+    Candidates,
+    drawn_entries,
+    keep_valid,
+    missing_only_candidates,
+    score_binary,
+)
 
 
 @dataclass
@@ -76,9 +82,45 @@ class PreparedFeatures:
         """
         return np.where(np.isnan(self.values.T), np.inf, self.values.T)
 
+    @cached_property
+    def rank(self) -> np.ndarray:
+        """(n_numeric, n_samples) int32: rank of each row's value among the feature's
+        distinct values (0 the smallest; missing values after every value).
+
+        A forest's splitter sorts the rows of the (node, feature) pairs it drew by these
+        ranks rather than keeping every feature's presorted order up to date.
+        """
+        ranked = np.take_along_axis(self.numeric_values, self.order, axis=1)
+        new_value = np.ones(ranked.shape, dtype=bool)
+        new_value[:, 1:] = ranked[:, 1:] != ranked[:, :-1]
+        rank = np.empty(ranked.shape, dtype=np.int32)
+        np.put_along_axis(rank, self.order, np.cumsum(new_value, axis=1, dtype=np.int32) - 1,
+                          axis=1)
+        return rank
+
     @property
     def n_features(self) -> int:
         return self.values.shape[0]
+
+    def subset(self, keep: np.ndarray) -> PreparedFeatures:
+        """The same preparation for the rows where ``keep`` is True, without sorting again.
+
+        A forest prepares its data once and gives each tree the subset of its in-bag
+        rows: the presorted orders are filtered (still sorted), the codes kept. A value
+        that no kept row has leaves an empty code, which no histogram ever fills, so
+        every threshold is still a midpoint between adjacent values present.
+        """
+        new_index = np.cumsum(keep) - 1
+        order = self.order[keep[self.order]].reshape(len(self.order), int(keep.sum()))
+        values = self.values[:, keep]
+        out = PreparedFeatures(
+            values, self.numeric, self.categorical, self.n_categories,
+            numeric_values=values[self.numeric], order=new_index[order], coded=self.coded,
+            codes=self.codes[keep], n_bins=self.n_bins, bin_values=self.bin_values,
+            bin_start=self.bin_start,
+        )
+        out.rank = self.rank[:, keep]  # ranks stay in value order; gaps do not matter
+        return out
 
 
 def prepare_features(
@@ -214,19 +256,18 @@ def _slot_histogram(crit, level, prep, coded, runs: _HistogramRuns):
     Returns the kept slots' statistics (k, n_stats) in slot order and, per kept slot,
     its run, value code and whether it is the run's missing slot.
     """
-    first_slot = runs.pair_start.T[level.node]              # (r, n_coded)
-    codes = prep.codes[level.rows]
-    if len(coded) < codes.shape[1]:
-        codes = codes[:, coded]
     if len(runs.start) == runs.pair_start.size:  # every pair searched
-        key = (first_slot + codes).ravel()
+        codes = prep.codes[level.rows]
+        if len(coded) < codes.shape[1]:
+            codes = codes[:, coded]
+        key = (runs.pair_start.T[level.node] + codes).ravel()
 
         def per_pair(a):  # a row statistic, repeated for each of the row's pairs
             return np.repeat(a[level.rows], len(coded))
     else:  # only the (row, feature) pairs whose node drew the feature
-        searched = first_slot >= 0
-        key = (first_slot + codes)[searched]
-        rows = np.broadcast_to(level.rows[:, None], first_slot.shape)[searched]
+        at, f = drawn_entries(runs.pair_start.T >= 0, level.node)
+        rows = level.rows[at]
+        key = runs.pair_start[f, level.node[at]] + prep.codes[rows, coded[f]]
 
         def per_pair(a):
             return a[rows]

@@ -24,6 +24,7 @@ from ._splitter import (
     category_histogram,
     choose_splits,
     draw_features,
+    drawn_numeric_candidates,
     multiway_candidates,
     numeric_candidates,
 )
@@ -160,15 +161,17 @@ def _split_level(prep, crit, record, totals, open_, rows, node, order, used, par
     local[open_ids] = np.arange(len(open_ids))
     keep = local[node] >= 0
     rows, node = rows[keep], local[node[keep]]
-    active = np.zeros(prep.values.shape[1], dtype=bool)
-    active[rows] = True
-    order = order[active[order]].reshape(len(order), len(rows))
+    draws = params.max_features is not None and params.max_features < prep.n_features
+    if not draws:  # a forest's draws sort their own rows (drawn_numeric_candidates)
+        active = np.zeros(prep.values.shape[1], dtype=bool)
+        active[rows] = True
+        order = order[active[order]].reshape(len(order), len(rows))
     level = Level(
         rows=rows, node=node, totals=totals[open_ids], impurity=record.impurity[open_ids],
         min_gain=_min_gain(crit, record.impurity[open_ids]), used=used[open_ids],
     )
     allowed = None
-    if params.max_features is not None and params.max_features < prep.n_features:
+    if draws:
         allowed = draw_features(prep.by_row, level, params.max_features, params.rng)
     cands, orders = _all_candidates(prep, crit, level, order, params, allowed)
     chosen = choose_splits(cands, level, allowed)
@@ -245,12 +248,16 @@ def _numeric_parts(prep, crit, level, order, min_leaf, allowed=None) -> list[Can
         part = histogram_candidates(crit, level, prep, coded, min_leaf, coded_allowed)
         part.feature = prep.numeric[part.feature]
         parts.append(part)
-    if len(sorted_):
+    if len(sorted_) and allowed is not None:
+        drawn = numeric_allowed[:, sorted_]
+        part = drawn_numeric_candidates(crit, level, prep.numeric_values, prep.rank, sorted_,
+                                        drawn, min_leaf)
+        part.feature = prep.numeric[sorted_[part.feature]]
+        parts.append(part)
+    elif len(sorted_):
         every = len(sorted_) == len(prep.numeric)  # then no copies of the big arrays
         values = prep.numeric_values if every else prep.numeric_values[sorted_]
-        chunk_allowed = None if allowed is None else numeric_allowed[:, sorted_]
-        part = numeric_candidates(crit, level, values, order if every else order[sorted_], min_leaf,
-                                  chunk_allowed)
+        part = numeric_candidates(crit, level, values, order if every else order[sorted_], min_leaf)
         part.feature = prep.numeric[sorted_[part.feature]]
         parts.append(part)
     return parts

@@ -55,12 +55,14 @@ class _BaseDecisionTree(BaseEstimator):
         weight = check_sample_weight(sample_weight, X_enc.shape[0])
         return self._fit_encoded(X_enc, target, weight, encoder)
 
-    def _fit_encoded(self, X_enc, target, weight, encoder, classes=None):
+    def _fit_encoded(self, X_enc, target, weight, encoder, classes=None, prepared=None):
         """Grow on rows already encoded by the fitted ``encoder`` (no validation).
 
         The hook ensembles use so that ``X`` is encoded once for all their trees:
         ``target`` is class codes into ``classes`` (classifier) or the float target,
         ``weight`` a float array (bootstrap counts), ``encoder`` is shared, not copied.
+        ``prepared``, if given, is :func:`prepare_features` of all of ``X_enc`` with this
+        tree's ``max_bins``, shared by the ensemble's trees (each takes its subset).
         """
         self._validate_params()
         if classes is not None:
@@ -70,15 +72,18 @@ class _BaseDecisionTree(BaseEstimator):
         self.n_features_in_ = X_enc.shape[1]
         self.is_categorical_ = self.encoder_.is_categorical_
         self.categories_ = self.encoder_.categories_
-        tree = self._grow(X_enc, target, weight)
+        tree = self._grow(X_enc, target, weight, prepared)
         self.tree_ = self._prune(tree)
         self.feature_importances_ = self.tree_.feature_importances(self.n_features_in_)
         return self
 
-    def _grow(self, X_enc, target, weight) -> Tree:
+    def _grow(self, X_enc, target, weight, prepared=None) -> Tree:
         # Like scikit-learn, rows of zero weight take no part (not even in n_node_samples).
         keep = weight > 0
-        prep = prepare_features(X_enc[keep], self.encoder_.n_categories_, self.max_bins)
+        if prepared is None:
+            prep = prepare_features(X_enc[keep], self.encoder_.n_categories_, self.max_bins)
+        else:
+            prep = prepared if keep.all() else prepared.subset(keep)
         crit = self._criterion(target[keep], weight[keep])
         return build_tree(prep, crit, self._grow_params(X_enc.shape[0]))
 

@@ -17,7 +17,7 @@ from engine._validation import FeatureEncoder, encode_labels
 from engine.data import load_sample
 from engine.ensemble import BaggingClassifier, RandomForestClassifier, RandomForestRegressor
 from engine.naive_bayes import GaussianNB
-from engine.tree import DecisionTreeClassifier
+from engine.tree import DecisionTreeClassifier, DecisionTreeRegressor
 from tests.engine.test_estimator_checks import mixed_frame, numeric_data
 
 
@@ -202,6 +202,29 @@ def test_tree_fit_encoded_hook_equals_fit():
     for f in dataclasses.fields(plain.tree_):
         np.testing.assert_array_equal(getattr(hooked.tree_, f.name), getattr(plain.tree_, f.name))
     np.testing.assert_array_equal(hooked.predict_proba(X), plain.predict_proba(X))
+
+
+@pytest.mark.parametrize("kind", ["numeric with gaps", "mixed frame", "regression"])
+def test_forest_trees_are_the_standalone_trees_of_their_bootstrap(kind):
+    """A forest sorts its columns once and hands each tree its in-bag rows, and its trees
+    sort only the (node, feature) pairs they drew: each tree must still be exactly the
+    tree a standalone fit grows with the same seed and the in-bag counts as weights."""
+    if kind == "mixed frame":
+        X, y = mixed_frame("classifier")
+    else:
+        X, y = numeric_data("regressor" if kind == "regression" else "classifier", 400, seed=4)
+        X[:, :2] = np.round(X[:, :2], 1)  # few values: counted by histogram, not sorted
+        X[np.random.default_rng(1).random(X.shape) < 0.1] = np.nan
+    regression = kind == "regression"
+    forest_class, tree_class = ((RandomForestRegressor, DecisionTreeRegressor) if regression
+                                else (RandomForestClassifier, DecisionTreeClassifier))
+    forest = forest_class(n_estimators=5, max_features=2, min_samples_leaf=2,
+                          random_state=7).fit(X, y)
+    for member, counts in zip(forest.estimators_, forest.inbag_counts_, strict=True):
+        alone = tree_class(max_features=2, min_samples_leaf=2, random_state=member.random_state)
+        alone.fit(X, y, sample_weight=counts.astype(float))
+        for f in dataclasses.fields(alone.tree_):
+            np.testing.assert_array_equal(getattr(member.tree_, f.name), getattr(alone.tree_, f.name))
 
 
 # --------------------------------------------------------------------------- categorical data
