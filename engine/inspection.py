@@ -16,6 +16,7 @@ import pandas as pd
 
 from ._validation import FeatureEncoder, check_sample_weight, encode_labels
 from .base import check_random_state
+from .tree import TREE_LEAF
 from .tree._candidates import (
     SCORE_COLUMN,
     SPLIT_COLUMNS,
@@ -24,6 +25,7 @@ from .tree._candidates import (
     node_at_depth,
     one_hot,
 )
+from .tree._tree import NUMERIC
 
 __all__ = [
     "SPLIT_COLUMNS",
@@ -387,20 +389,53 @@ def oob_permutation_importance(forest, X, y, *, random_state=None) -> pd.DataFra
 
 
 def _tree_permutation_drops(tree, X_oob, target, rng, classifier: bool) -> np.ndarray:
-    """Score drop of one tree on its OOB rows when each column in turn is shuffled."""
+    """Score drop of one tree on its OOB rows when each column in turn is shuffled.
 
-    def score(X):
-        value = tree.value[tree.apply(X)]
+    Shuffling column k can only move a row whose path meets a split on k, and only
+    from the first such node down. So each row is walked once as it is, recording its
+    path; then every (row, k) pair with k on the row's path is walked again from that
+    node with the row's own values except column k, which takes the shuffled value.
+    Every other (row, k) keeps the row's leaf, and a column the tree never splits on
+    drops by 0 exactly. The scores are those of walking every shuffled copy in full.
+    """
+    n, p = X_oob.shape
+    shuffled_from = np.stack([rng.permutation(n) for _ in range(p)])  # one per column
+    drops = np.zeros(p)
+    if tree.children_left[0] == TREE_LEAF:
+        return drops
+    leaf = np.zeros(n, dtype=np.intp)
+    path_rows, path_nodes = [np.arange(n)], [np.zeros(n, dtype=np.intp)]
+    for rows, nodes in tree._descend(X_oob):
+        leaf[rows] = nodes
+        inner = tree.children_left[nodes] != TREE_LEAF
+        path_rows.append(rows[inner])
+        path_nodes.append(nodes[inner])
+    row, node = np.concatenate(path_rows), np.concatenate(path_nodes)  # shallowest first
+    _, first = np.unique(row * p + tree.feature[node], return_index=True)
+    row, node = row[first], node[first]  # (row, k): the first split on k on the row's path
+    k = tree.feature[node]
+    value_k = X_oob[shuffled_from[k, row], k]
+    missing = bool(np.isnan(X_oob).any())
+    categorical = bool((tree.split_kind != NUMERIC).any())
+    walking = np.arange(len(row))
+    while len(walking):
+        at, r = node[walking], row[walking]
+        f = tree.feature[at]
+        x = np.where(f == k[walking], value_k[walking], X_oob[r, f])
+        node[walking] = tree._step(at, x, missing, categorical)
+        walking = walking[tree.children_left[node[walking]] != TREE_LEAF]
+
+    def per_row(leaves, truth):  # what the score averages: hits, or minus squared errors
+        value = tree.value[leaves]
         if classifier:
-            return np.mean(np.argmax(value, axis=1) == target)
-        return -np.mean((value[:, 0] - target) ** 2)
+            return (np.argmax(value, axis=-1) == truth).astype(np.float64)
+        return -((value[..., 0] - truth) ** 2)
 
-    baseline, shuffled = score(X_oob), X_oob.copy()
-    drops = np.empty(X_oob.shape[1])
-    for k in range(X_oob.shape[1]):
-        shuffled[:, k] = X_oob[rng.permutation(len(X_oob)), k]
-        drops[k] = baseline - score(shuffled)
-        shuffled[:, k] = X_oob[:, k]
+    used, position = np.unique(k, return_inverse=True)
+    base = per_row(leaf, target)
+    scores = np.tile(base, (len(used), 1))
+    scores[position, row] = per_row(node, target[row])
+    drops[used] = np.mean(base) - np.mean(scores, axis=1)
     return drops
 
 
