@@ -24,6 +24,7 @@ from ..base import BaseEstimator
 from ..metrics import r2_score
 from ..tree import DecisionTreeClassifier, DecisionTreeRegressor
 from ..tree._binning import PreparedFeatures, prepare_features
+from ..tree._classes import fit_stacked
 from ._base import (
     PAIRS_PER_CHUNK,
     bootstrap_counts,
@@ -68,6 +69,27 @@ def _fit_member(estimator, data: _TrainingData, bootstrap_seed: int):
     return estimator, counts
 
 
+#: Rows × features of one stack of trees grown together (its stacked copy of the data
+#: takes about 24 bytes a cell): big enough that a level's numpy calls serve many trees.
+STACK_CELLS = 2_000_000
+#: At most this many trees per stack, so progress still moves on small data.
+MAX_STACK = 25
+
+
+def stack_size(n_draw: int, n_features: int, n_members: int) -> int:
+    """Trees per stack: as many as fit :data:`STACK_CELLS`, between 1 and :data:`MAX_STACK`."""
+    return int(np.clip(STACK_CELLS // max(1, n_draw * n_features), 1, min(MAX_STACK, n_members)))
+
+
+def _fit_stack(members: list, data: _TrainingData, bootstrap_seeds: list[int]) -> list:
+    """Draw each member's bootstrap and grow the members (trees) together."""
+    counts = [bootstrap_counts(seed, len(data.target), data.n_draw, data.bootstrap)
+              for seed in bootstrap_seeds]
+    fit_stacked(members, data.X_enc, data.target, [data.weight * c for c in counts],
+                data.encoder, data.classes, data.prepared)
+    return list(zip(members, counts, strict=True))
+
+
 class BaseBagged(BaseEstimator):
     """Bootstrap, parallel fit, averaged prediction and OOB estimates.
 
@@ -85,12 +107,20 @@ class BaseBagged(BaseEstimator):
         """
         data = self._training_data(X, y, sample_weight)
         seeds = draw_seeds(self.random_state, self.n_estimators)
-        tasks = [(self._member(int(tree_seed)), data, int(boot_seed))
-                 for boot_seed, tree_seed in seeds]
-        if isinstance(tasks[0][0], _TREES):  # sort the columns once, not once per tree
+        members = [self._member(int(tree_seed)) for _, tree_seed in seeds]
+        boot_seeds = [int(boot_seed) for boot_seed, _ in seeds]
+        if isinstance(members[0], _TREES):  # sort the columns once, grow trees in stacks
             data.prepared = prepare_features(data.X_enc, data.encoder.n_categories_,
-                                             tasks[0][0].max_bins)
-        fitted = run_parallel(_fit_member, tasks, self.n_jobs, progress)
+                                             members[0].max_bins)
+            size = stack_size(data.n_draw, data.X_enc.shape[1], len(members))
+            edges = list(range(0, len(members), size)) + [len(members)]
+            tasks = [(members[a:b], data, boot_seeds[a:b]) for a, b in zip(edges, edges[1:], strict=False)]
+            report = progress and (lambda done, total: progress(edges[done], len(members)))
+            fitted = [pair for stack in run_parallel(_fit_stack, tasks, self.n_jobs, report)
+                      for pair in stack]
+        else:
+            tasks = [(m, data, s) for m, s in zip(members, boot_seeds, strict=True)]
+            fitted = run_parallel(_fit_member, tasks, self.n_jobs, progress)
         self.estimators_ = [member for member, _ in fitted]
         self.inbag_counts_ = np.stack([c for _, c in fitted]).astype(count_dtype(data.n_draw))
         self.estimators_samples_ = [np.flatnonzero(c) for c in self.inbag_counts_]

@@ -102,6 +102,30 @@ class PreparedFeatures:
     def n_features(self) -> int:
         return self.values.shape[0]
 
+    def take(self, rows: np.ndarray, with_order: bool = True) -> PreparedFeatures:
+        """The preparation of the rows ``rows`` (repeats allowed), in that order.
+
+        Several trees' in-bag rows one after the other make one problem for
+        :func:`._builder.build_trees`. The presorted orders (``with_order``) are
+        sorted again by rank, stably, so equal values keep the order of ``rows``; a
+        forest that draws features does not need them (an empty order is kept).
+        """
+        values = self.values[:, rows]
+        rank = self.rank[:, rows]
+        if with_order:
+            small = rank.shape[1] and rank.max(initial=0) < 2**16  # radix sort
+            order = np.argsort(rank.astype(np.uint16) if small else rank, axis=1, kind="stable")
+        else:
+            order = np.zeros((len(self.numeric), 0), dtype=np.intp)
+        out = PreparedFeatures(
+            values, self.numeric, self.categorical, self.n_categories,
+            numeric_values=values[self.numeric], order=order.astype(np.intp, copy=False),
+            coded=self.coded, codes=self.codes[rows], n_bins=self.n_bins,
+            bin_values=self.bin_values, bin_start=self.bin_start,
+        )
+        out.rank = rank
+        return out
+
     def subset(self, keep: np.ndarray) -> PreparedFeatures:
         """The same preparation for the rows where ``keep`` is True, without sorting again.
 
@@ -267,7 +291,9 @@ def _slot_histogram(crit, level, prep, coded, runs: _HistogramRuns):
     else:  # only the (row, feature) pairs whose node drew the feature
         at, f = drawn_entries(runs.pair_start.T >= 0, level.node)
         rows = level.rows[at]
-        key = runs.pair_start[f, level.node[at]] + prep.codes[rows, coded[f]]
+        n_nodes, n_codes = runs.pair_start.shape[1], prep.codes.shape[1]  # flat indices
+        key = (runs.pair_start.ravel()[f * n_nodes + level.node[at]]
+               + prep.codes.ravel()[rows * n_codes + coded[f]])
 
         def per_pair(a):
             return a[rows]

@@ -10,6 +10,7 @@ not depend on the other nodes.
 """
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import math
 from dataclasses import dataclass
@@ -46,7 +47,7 @@ class GrowParams:
     max_features: int | None
     max_leaf_nodes: int | None
     multiway: bool
-    rng: np.random.Generator
+    rng: np.random.Generator | list[np.random.Generator]  # one per tree when stacked
 
 
 def resolve_count(value, n_samples: int, name: str, minimum: int) -> int:
@@ -102,10 +103,28 @@ class _LevelRecord:
 def build_tree(prep: PreparedFeatures, crit, params: GrowParams) -> Tree:
     """Grow a tree on prepared features with the statistics held by ``crit``."""
     n_samples = prep.values.shape[1]
-    total_weight = crit.weight(crit.stats).sum()
-    rows, node = np.arange(n_samples), np.zeros(n_samples, dtype=np.intp)
-    order, used = prep.order, np.zeros((1, prep.n_features), dtype=bool)
-    parent, previous = np.array([-1]), None
+    return build_trees(prep, crit, params, np.zeros(n_samples, dtype=np.intp))[0]
+
+
+def build_trees(prep: PreparedFeatures, crit, params: GrowParams, tree_of_row) -> list[Tree]:
+    """Grow several trees at once, level by level: row ``i`` belongs to tree ``tree_of_row[i]``.
+
+    A forest stacks the in-bag rows of many trees (see :meth:`PreparedFeatures.take`):
+    each level of all the trees is then one set of numpy calls, so the per-call cost is
+    paid once per level, not once per tree and level. Nothing mixes the trees: nodes
+    hold rows of one tree only, every statistic is per node, and each tree draws its
+    features from its own generator (``params.rng`` a list, one per tree). Each tree
+    is the same, bit for bit, as when grown alone.
+    """
+    n_trees = int(tree_of_row.max(initial=-1)) + 1
+    rngs = params.rng if isinstance(params.rng, list) else [params.rng]
+    # The improvement of a split is relative to the weight of its own tree's rows.
+    tree_weight = np.bincount(tree_of_row, weights=crit.weight(crit.stats), minlength=n_trees)
+    rows, node = np.arange(len(tree_of_row)), tree_of_row.astype(np.intp)
+    used = np.zeros((n_trees, prep.n_features), dtype=bool)
+    draws = params.max_features is not None and params.max_features < prep.n_features
+    order = None if draws else prep.order  # a forest's draws sort their own rows
+    parent, previous, tree_of_node = np.full(n_trees, -1), None, np.arange(n_trees)
     records: list[_LevelRecord] = []
     while len(parent):
         record, totals = _measure_level(crit, rows, node, parent, previous, prep)
@@ -113,15 +132,38 @@ def build_tree(prep: PreparedFeatures, crit, params: GrowParams) -> Tree:
         open_ = _splittable(record, len(records) - 1, params)
         if not open_.any():
             break
+        grow = _LevelGrowth(params, rngs, tree_of_node, tree_weight[tree_of_node], draws)
         rows, node, order, used = _split_level(
-            prep, crit, record, totals, open_, rows, node, order, used, params, total_weight
+            prep, crit, record, totals, open_, rows, node, order, used, grow
         )
         parent = np.repeat(np.arange(len(record.value)), record.n_children)
+        tree_of_node = tree_of_node[parent]
         previous = record
-    tree, improvement = _freeze(records)
+    stacked, improvement, tree_of_node = _freeze(records, n_trees)
+    trees = _unstack(stacked, improvement, tree_of_node, n_trees)
     if params.max_leaf_nodes is not None:
-        tree = _best_first(tree, improvement, params.max_leaf_nodes)
-    return tree
+        trees = [(_best_first(t, imp, params.max_leaf_nodes), imp) for t, imp in trees]
+    return [t for t, _ in trees]
+
+
+@dataclass
+class _LevelGrowth:
+    """What a level's split search needs to know about the trees its nodes belong to."""
+
+    params: GrowParams
+    rngs: list[np.random.Generator]
+    tree_of_node: np.ndarray   # (m,) tree of each node of the level
+    tree_weight: np.ndarray    # (m,) total weight of that tree's rows
+    draws: bool                # a forest's random feature draw
+
+    def priority(self, open_ids: np.ndarray, n_features: int) -> np.ndarray:
+        """(len(open_ids), n_features) uniform priorities, each tree's rows from its own
+        generator (the open nodes of a tree are contiguous, in the tree's own order)."""
+        if len(self.rngs) == 1:
+            return self.rngs[0].random((len(open_ids), n_features))
+        per_tree = np.bincount(self.tree_of_node[open_ids], minlength=len(self.rngs))
+        return np.concatenate([self.rngs[b].random((c, n_features))
+                               for b, c in enumerate(per_tree) if c])
 
 
 def _measure_level(crit, rows, node, parent, previous, prep):
@@ -154,15 +196,15 @@ def _splittable(record: _LevelRecord, depth: int, params: GrowParams) -> np.ndar
     )
 
 
-def _split_level(prep, crit, record, totals, open_, rows, node, order, used, params, total_weight):
+def _split_level(prep, crit, record, totals, open_, rows, node, order, used, grow: _LevelGrowth):
     """Search the open nodes, apply the chosen splits, route rows to the next level."""
+    params = grow.params
     open_ids = np.flatnonzero(open_)
     local = np.full(len(open_), -1, dtype=np.intp)
     local[open_ids] = np.arange(len(open_ids))
     keep = local[node] >= 0
     rows, node = rows[keep], local[node[keep]]
-    draws = params.max_features is not None and params.max_features < prep.n_features
-    if not draws:  # a forest's draws sort their own rows (drawn_numeric_candidates)
+    if order is not None:
         active = np.zeros(prep.values.shape[1], dtype=bool)
         active[rows] = True
         order = order[active[order]].reshape(len(order), len(rows))
@@ -171,12 +213,13 @@ def _split_level(prep, crit, record, totals, open_, rows, node, order, used, par
         min_gain=_min_gain(crit, record.impurity[open_ids]), used=used[open_ids],
     )
     allowed = None
-    if draws:
-        allowed = draw_features(prep.by_row, level, params.max_features, params.rng)
+    if grow.draws:
+        priority = grow.priority(open_ids, prep.n_features)
+        allowed = draw_features(prep.by_row, level, params.max_features, priority)
     cands, orders = _all_candidates(prep, crit, level, order, params, allowed)
     chosen = choose_splits(cands, level, allowed)
     gain = np.where(chosen >= 0, np.append(cands.gain, 0.0)[chosen], 0.0)
-    improvement = crit.weight(level.totals) / total_weight * gain
+    improvement = crit.weight(level.totals) / grow.tree_weight[open_ids] * gain
     chosen[improvement + _EPS < params.min_impurity_decrease] = -1
     split = np.flatnonzero(chosen >= 0)
     at = open_ids[split]
@@ -328,8 +371,12 @@ def _fill_default_children(record, at, child, row_weight):
     record.category_child[at] = np.where(table == _UNSEEN_HERE, heaviest[:, None], table)
 
 
-def _freeze(records: list[_LevelRecord]) -> tuple[Tree, np.ndarray]:
-    """Concatenate the levels into a Tree with global node ids (breadth-first)."""
+def _freeze(records: list[_LevelRecord], n_trees: int = 1):
+    """Concatenate the levels into one Tree with global node ids (breadth-first).
+
+    With several trees the result has ``n_trees`` roots (ids 0..n_trees-1); returns the
+    Tree, the improvement of every node and the tree each node belongs to.
+    """
     sizes = np.array([len(r.value) for r in records])
     offsets = np.concatenate([[0], np.cumsum(sizes)])
     parts = {k: [] for k in ("left", "right", "parent", "category", "missing", "unseen", "depth")}
@@ -338,7 +385,7 @@ def _freeze(records: list[_LevelRecord]) -> tuple[Tree, np.ndarray]:
         left = np.where(split, offsets[d + 1] + r.first_child, TREE_LEAF)
         parts["left"].append(left)
         parts["right"].append(np.where(split, left + r.n_children - 1, TREE_LEAF))
-        parts["parent"].append(offsets[d - 1] + r.parent if d else np.array([-1]))
+        parts["parent"].append(offsets[d - 1] + r.parent if d else np.full(n_trees, -1))
         parts["category"].append(np.where(r.category_child >= 0, left[:, None] + r.category_child, -1))
         parts["missing"].append(np.where(split, left + r.missing, -1))
         parts["unseen"].append(np.where(split & (r.kind != NUMERIC), left + r.unseen, -1))
@@ -356,7 +403,40 @@ def _freeze(records: list[_LevelRecord]) -> tuple[Tree, np.ndarray]:
         depth=np.concatenate(parts["depth"]).astype(np.intp),
         parent=np.concatenate(parts["parent"]).astype(np.intp),
     )
-    return tree, cat("improvement")
+    tree_of_node = np.arange(n_trees)
+    for d in range(1, len(records)):  # every node belongs to its parent's tree
+        tree_of_node = np.concatenate([tree_of_node, tree_of_node[parts["parent"][d]]])
+    return tree, cat("improvement"), tree_of_node
+
+
+#: Tree fields that hold node ids (renumbered when trees are taken apart).
+_NODE_REFERENCES = ("children_left", "children_right", "parent", "missing_child",
+                    "unseen_child", "category_child")
+
+
+def _unstack(tree: Tree, improvement, tree_of_node, n_trees: int) -> list[tuple[Tree, np.ndarray]]:
+    """Take a Tree with ``n_trees`` roots apart: (tree, improvement) per root.
+
+    Each tree keeps its nodes in breadth-first order, renumbered from 0, which is the
+    order it would have had grown alone.
+    """
+    if n_trees == 1:
+        return [(tree, improvement)]
+    by_tree = np.argsort(tree_of_node, kind="stable")
+    counts = np.bincount(tree_of_node, minlength=n_trees)
+    starts = np.cumsum(counts) - counts
+    new_id = np.full(tree.node_count + 1, TREE_LEAF, dtype=np.intp)  # [-1] stays -1
+    new_id[by_tree] = np.arange(tree.node_count) - np.repeat(starts, counts)
+    columns = {}
+    for f in dataclasses.fields(Tree):
+        column = getattr(tree, f.name)[by_tree]
+        columns[f.name] = new_id[column] if f.name in _NODE_REFERENCES else column
+    improvement = improvement[by_tree]
+    out = []
+    for lo, hi in zip(starts, starts + counts, strict=True):
+        part = Tree(**{name: column[lo:hi] for name, column in columns.items()})
+        out.append((part, improvement[lo:hi]))
+    return out
 
 
 def _best_first(tree: Tree, improvement: np.ndarray, max_leaf_nodes: int) -> Tree:

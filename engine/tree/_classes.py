@@ -14,7 +14,7 @@ from .._validation import (
 )
 from ..base import BaseEstimator, ClassifierMixin, RegressorMixin, check_random_state
 from ._binning import prepare_features
-from ._builder import GrowParams, build_tree, resolve_count, resolve_max_features
+from ._builder import GrowParams, build_tree, build_trees, resolve_count, resolve_max_features
 from ._criteria import ClassificationCriterion, SquaredErrorCriterion
 from ._tree import Tree, plurality
 
@@ -64,6 +64,10 @@ class _BaseDecisionTree(BaseEstimator):
         ``prepared``, if given, is :func:`prepare_features` of all of ``X_enc`` with this
         tree's ``max_bins``, shared by the ensemble's trees (each takes its subset).
         """
+        self._start_encoded(X_enc, encoder, classes)
+        return self._finish(self._grow(X_enc, target, weight, prepared))
+
+    def _start_encoded(self, X_enc, encoder, classes) -> None:
         self._validate_params()
         if classes is not None:
             self._encode_target(classes)  # checks the criterion, sets classes_
@@ -72,7 +76,8 @@ class _BaseDecisionTree(BaseEstimator):
         self.n_features_in_ = X_enc.shape[1]
         self.is_categorical_ = self.encoder_.is_categorical_
         self.categories_ = self.encoder_.categories_
-        tree = self._grow(X_enc, target, weight, prepared)
+
+    def _finish(self, tree: Tree):
         self.tree_ = self._prune(tree)
         self.feature_importances_ = self.tree_.feature_importances(self.n_features_in_)
         return self
@@ -429,3 +434,29 @@ class DecisionTreeRegressor(RegressorMixin, _BaseDecisionTree):
         """Mean training target of each row's leaf, shape (n_samples,)."""
         leaves = self.apply(X)
         return self.tree_.value[leaves, 0]
+
+
+def fit_stacked(trees: list, X_enc, target, weights: list, encoder, classes, prepared) -> list:
+    """Grow several trees of the same parameters at once, each on its own weights.
+
+    The forests' fast path: ``trees`` are unfitted estimators that differ only in
+    ``random_state``; tree ``b`` is grown on the rows where ``weights[b] > 0`` with those
+    weights. Their rows are stacked (see :meth:`PreparedFeatures.take`) and all trees
+    grow level by level together (:func:`build_trees`); each comes out as
+    ``tree._fit_encoded(X_enc, target, weights[b], encoder, classes, prepared)`` would
+    make it. ``prepared`` is :func:`prepare_features` of all of ``X_enc``.
+    """
+    for tree in trees:
+        tree._start_encoded(X_enc, encoder, classes)
+    rows = [np.flatnonzero(w > 0) for w in weights]
+    stacked_rows = np.concatenate(rows)
+    tree_of_row = np.repeat(np.arange(len(trees)), [len(r) for r in rows])
+    first = trees[0]
+    params = first._grow_params(X_enc.shape[0])
+    params.rng = [check_random_state(t.random_state) for t in trees]
+    draws = params.max_features is not None and params.max_features < first.n_features_in_
+    prep = prepared.take(stacked_rows, with_order=not draws)
+    crit = first._criterion(target[stacked_rows],
+                            np.concatenate([w[r] for w, r in zip(weights, rows, strict=True)]))
+    grown = build_trees(prep, crit, params, tree_of_row)
+    return [tree._finish(g) for tree, g in zip(trees, grown, strict=True)]
