@@ -119,7 +119,7 @@ class PreparedFeatures:
             order = np.zeros((len(self.numeric), 0), dtype=np.intp)
         out = PreparedFeatures(
             values, self.numeric, self.categorical, self.n_categories,
-            numeric_values=values[self.numeric], order=order.astype(np.intp, copy=False),
+            numeric_values=_rows_of(values, self.numeric), order=order.astype(np.intp, copy=False),
             coded=self.coded, codes=self.codes[rows], n_bins=self.n_bins,
             bin_values=self.bin_values, bin_start=self.bin_start,
         )
@@ -139,7 +139,7 @@ class PreparedFeatures:
         values = self.values[:, keep]
         out = PreparedFeatures(
             values, self.numeric, self.categorical, self.n_categories,
-            numeric_values=values[self.numeric], order=new_index[order], coded=self.coded,
+            numeric_values=_rows_of(values, self.numeric), order=new_index[order], coded=self.coded,
             codes=self.codes[keep], n_bins=self.n_bins, bin_values=self.bin_values,
             bin_start=self.bin_start,
         )
@@ -166,7 +166,7 @@ def prepare_features(
     n_categories = np.asarray(n_categories, dtype=np.intp)
     numeric = np.flatnonzero(n_categories == 0)
     categorical = np.flatnonzero(n_categories > 0)
-    numeric_values = values[numeric]
+    numeric_values = _rows_of(values, numeric)
     # argsort puts NaN last, which is where the splitter expects missing values.
     order = np.argsort(numeric_values, axis=1, kind="stable").astype(np.intp)
     coded, codes, distinct = [], [], []
@@ -185,6 +185,13 @@ def prepare_features(
         bin_values=np.concatenate(distinct) if distinct else np.zeros(0),
         bin_start=np.cumsum(n_bins) - n_bins,
     )
+
+
+def _rows_of(values: np.ndarray, numeric: np.ndarray) -> np.ndarray:
+    """``values[numeric]``, without a copy when every feature is numeric."""
+    if len(numeric) == len(values):  # numeric is sorted and unique: all rows, in order
+        return values
+    return values[numeric]
 
 
 def _distinct_codes(column: np.ndarray, order: np.ndarray, max_bins: int | None):
