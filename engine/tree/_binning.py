@@ -74,13 +74,24 @@ class PreparedFeatures:
     bin_start: np.ndarray
 
     @cached_property
-    def by_row(self) -> np.ndarray:
-        """(n_samples, n_features): the matrix row by row, missing values as +inf.
+    def row_codes(self) -> np.ndarray:
+        """(n_samples, n_features), row by row: a code per value, equal codes for equal
+        values (missing is one more value) — the numeric rank, the category code.
 
-        One contiguous gather of it per level tells which features vary in each node,
-        which a forest's random feature draw needs. Built on first use.
+        Which features vary in a node (a forest's random feature draw) is then a min and
+        a max over the node's rows of small integers: int16 where the codes fit, a
+        quarter of the floats' memory traffic. Built on first use.
         """
-        return np.where(np.isnan(self.values.T), np.inf, self.values.T)
+        codes = np.empty(self.values.shape[::-1], dtype=np.int32)
+        if len(self.numeric):
+            rank = self.rank
+            n_values = np.where(np.isnan(self.numeric_values), -1, rank).max(axis=1) + 1
+            codes[:, self.numeric] = np.minimum(rank, n_values[:, None]).T  # missing: one code
+        for j in self.categorical:
+            column = self.values[j]
+            codes[:, j] = np.where(np.isnan(column), self.n_categories[j], column)
+        small = codes.size == 0 or codes.max() < 2**15
+        return codes.astype(np.int16) if small else codes
 
     @cached_property
     def rank(self) -> np.ndarray:
@@ -110,8 +121,8 @@ class PreparedFeatures:
         sorted again by rank, stably, so equal values keep the order of ``rows``; a
         forest that draws features does not need them (an empty order is kept).
         """
-        values = self.values[:, rows]
-        rank = self.rank[:, rows]
+        values = np.take(self.values, rows, axis=1)  # C order, unlike values[:, rows]
+        rank = np.take(self.rank, rows, axis=1)
         if with_order:
             small = rank.shape[1] and rank.max(initial=0) < 2**16  # radix sort
             order = np.argsort(rank.astype(np.uint16) if small else rank, axis=1, kind="stable")
@@ -124,6 +135,7 @@ class PreparedFeatures:
             bin_values=self.bin_values, bin_start=self.bin_start,
         )
         out.rank = rank
+        out.row_codes = self.row_codes[rows]
         return out
 
     def subset(self, keep: np.ndarray) -> PreparedFeatures:
@@ -136,14 +148,15 @@ class PreparedFeatures:
         """
         new_index = np.cumsum(keep) - 1
         order = self.order[keep[self.order]].reshape(len(self.order), int(keep.sum()))
-        values = self.values[:, keep]
+        values = np.compress(keep, self.values, axis=1)  # C order, unlike values[:, keep]
         out = PreparedFeatures(
             values, self.numeric, self.categorical, self.n_categories,
             numeric_values=_rows_of(values, self.numeric), order=new_index[order], coded=self.coded,
             codes=self.codes[keep], n_bins=self.n_bins, bin_values=self.bin_values,
             bin_start=self.bin_start,
         )
-        out.rank = self.rank[:, keep]  # ranks stay in value order; gaps do not matter
+        out.rank = np.compress(keep, self.rank, axis=1)  # still in value order; gaps are fine
+        out.row_codes = self.row_codes[keep]
         return out
 
 
@@ -264,6 +277,7 @@ class _HistogramRuns:
     width: np.ndarray     # (n_runs,) n_bins + 1
     start: np.ndarray     # (n_runs,) first slot
     pair_start: np.ndarray  # (len(coded), m) first slot of each pair's run, -1 if not searched
+    allowed: np.ndarray | None  # (m, len(coded)) the forest's draw, C order; None: all pairs
 
     @property
     def n_slots(self) -> int:
@@ -272,13 +286,16 @@ class _HistogramRuns:
 
 def _histogram_runs(level, prep, coded, allowed) -> _HistogramRuns:
     m = level.n_nodes
-    pairs = np.ones((len(coded), m), dtype=bool) if allowed is None else allowed.T
-    feature, node = np.nonzero(pairs)
+    if allowed is None:
+        feature, node = np.divmod(np.arange(len(coded) * m), m)
+    else:
+        allowed = np.ascontiguousarray(allowed)
+        feature, node = np.divmod(np.flatnonzero(allowed.T), m)  # 1-D nonzero: fast
     width = prep.n_bins[coded][feature] + 1
     start = np.cumsum(width) - width
-    pair_start = np.full(pairs.shape, -1, dtype=np.intp)
+    pair_start = np.full((len(coded), m), -1, dtype=np.intp)
     pair_start[feature, node] = start
-    return _HistogramRuns(feature, node, width, start, pair_start)
+    return _HistogramRuns(feature, node, width, start, pair_start, allowed)
 
 
 def _slot_histogram(crit, level, prep, coded, runs: _HistogramRuns):
@@ -296,7 +313,7 @@ def _slot_histogram(crit, level, prep, coded, runs: _HistogramRuns):
         def per_pair(a):  # a row statistic, repeated for each of the row's pairs
             return np.repeat(a[level.rows], len(coded))
     else:  # only the (row, feature) pairs whose node drew the feature
-        at, f = drawn_entries(runs.pair_start.T >= 0, level.node)
+        at, f = drawn_entries(runs.allowed, level.node)
         rows = level.rows[at]
         n_nodes, n_codes = runs.pair_start.shape[1], prep.codes.shape[1]  # flat indices
         key = (runs.pair_start.ravel()[f * n_nodes + level.node[at]]
@@ -315,6 +332,12 @@ def _slot_histogram(crit, level, prep, coded, runs: _HistogramRuns):
         counts = np.bincount(kept_key * k + per_pair(crit.codes), minlength=len(kept) * k)
         hist[:, :-1] = counts.reshape(len(kept), k)
         hist[:, -1] = hist[:, :-1].sum(axis=1)
+    elif hasattr(crit, "codes"):  # weighted class counts: one bincount by (slot, class)
+        k = crit.n_classes
+        sums = np.bincount(kept_key * k + per_pair(crit.codes), weights=per_pair(crit.row_weight),
+                           minlength=len(kept) * k)
+        hist[:, :-1] = sums.reshape(len(kept), k)
+        hist[:, -1] = np.bincount(kept_key, minlength=len(kept))
     else:
         for s, column in enumerate(crit.stats_t):
             hist[:, s] = np.bincount(kept_key, weights=per_pair(column), minlength=len(kept))

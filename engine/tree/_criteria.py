@@ -151,6 +151,7 @@ class ClassificationCriterion:
         self.split_at_zero_gain = name != "misclassification"
         self.unit_weight = bool(np.all(sample_weight == 1.0))  # lets counts be integers
         self.codes = y.astype(np.int16 if n_classes < 2**15 else np.intp)
+        self.row_weight = np.asarray(sample_weight, dtype=np.float64)  # the row's one statistic
         self.stats = np.zeros((len(y), n_classes + 1))
         self.stats[np.arange(len(y)), y] = sample_weight
         self.stats[:, -1] = 1.0

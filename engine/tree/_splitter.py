@@ -138,11 +138,11 @@ def drawn_numeric_candidates(crit, level, values, rank, columns, allowed, min_le
     m = level.n_nodes
     at, f = drawn_entries(allowed, level.node)
     row, group = level.rows[at], f * m + level.node[at]
-    column = columns[f]
-    by_run = _sort_by_run(f, level.node[at], m, rank[column, row])  # ties: row order
-    row, group, column = row[by_run], group[by_run], column[by_run]
+    at_value = columns[f] * values.shape[1] + row  # flat (column, row) indices
+    by_run = _sort_by_run(f, level.node[at], m, rank.ravel()[at_value])  # ties: row order
+    row, group, at_value = row[by_run], group[by_run], at_value[by_run]
     count = np.bincount(group, minlength=len(columns) * m)
-    runs = _Runs(row, values[column, row], group, np.cumsum(count) - count, count)
+    runs = _Runs(row, values.ravel()[at_value], group, np.cumsum(count) - count, count)
     part = _numeric_chunk(crit, level, len(columns), runs, min_leaf)
     if len(part.node) and not allowed[part.node, part.feature].all():  # missing-only extras
         part = _select(part, allowed[part.node, part.feature])
@@ -433,11 +433,11 @@ def choose_splits(cands: Candidates, level: Level, allowed: np.ndarray | None = 
     return chosen
 
 
-def draw_features(by_row: np.ndarray, level: Level, k: int, priority: np.ndarray) -> np.ndarray:
+def draw_features(row_codes: np.ndarray, level: Level, k: int, priority: np.ndarray) -> np.ndarray:
     """Per node, ``k`` features drawn at random among those not constant in the node.
 
-    ``by_row`` (n_samples, n_features) is the encoded matrix with missing values as +inf
-    (see :class:`._binning.PreparedFeatures`). Returns a boolean (m, n_features). Like
+    ``row_codes`` (n_samples, n_features) codes every value, equal values alike (see
+    :attr:`._binning.PreparedFeatures.row_codes`). Returns a boolean (m, n_features). Like
     scikit-learn, a feature constant in the node (or used up by a multiway split above)
     does not use up the draw. Drawing happens before any split is scored, so only the
     drawn features' candidates are computed at all.
@@ -449,7 +449,7 @@ def draw_features(by_row: np.ndarray, level: Level, k: int, priority: np.ndarray
     then twice as many, ...), so a node whose first ``k`` features all vary costs
     ``k`` columns of its rows, not all of them.
     """
-    m, p = level.n_nodes, by_row.shape[1]
+    m, p = level.n_nodes, row_codes.shape[1]
     priority[level.used] = np.inf
     ranked = np.argsort(priority, axis=1, kind="stable")  # used-up features come last
     n_usable = p - level.used.sum(axis=1)
@@ -458,7 +458,7 @@ def draw_features(by_row: np.ndarray, level: Level, k: int, priority: np.ndarray
     counts = np.bincount(level.node, minlength=m)
     allowed = np.zeros((m, p), dtype=bool)
     found = np.zeros(m, dtype=np.intp)
-    flat = by_row.ravel()  # flat indices gather faster than (row, column) pairs
+    flat = row_codes.ravel()  # flat indices gather faster than (row, column) pairs
     todo = np.flatnonzero(counts > 0)
     lo, width = 0, k
     while len(todo) and lo < p:
