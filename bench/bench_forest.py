@@ -9,7 +9,7 @@ Run from the repository root::
 Measures ``RandomForestClassifier(n_estimators=100)`` fit and ``predict_proba`` (on the
 training rows) on ``make_classification(20_000, 20)`` and spambase with ``n_jobs=1``
 and one BLAS/OpenMP thread each; then the fit with ``n_jobs=2`` (both libraries), our
-n_jobs=2 fit on joblib threads against loky processes (why the engine uses threads),
+n_jobs=2 fit in loky worker processes (the engine's choice) against joblib threads,
 and the peak memory of a fit, each library in a fresh process (``ru_maxrss`` after the
 fit minus before it, /proc/self/status). Targets are issue 9's (fit ≤ 0.8, predict_proba ≤ 1.0).
 """
