@@ -246,7 +246,7 @@ def _split(binned, level, open_, rows, node, target, weight, n_classes, min_leaf
             cache["root"] = geo
     stats = _entry_stats(level, rows, node[keep], target, weight, n_classes)
     cut, first = geo.cut, geo.first
-    has_base = first > 0
+    after = cut + 1  # left of a cut: its entry and those before it
     left = []
     w_rows = weight[rows]
     uniform = not n_classes and bool(np.all(w_rows == w_rows[0]))
@@ -254,11 +254,13 @@ def _split(binned, level, open_, rows, node, target, weight, n_classes, min_leaf
         if uniform and q == 0:  # equal weights: the left weight is a row count
             left.append(geo.n_left() * w_rows[0])
             continue
-        c = np.cumsum(geo.entry_sums(binned, st, rows))
-        left.append(c[cut] - np.where(has_base, c[first - 1], 0.0))
+        sums = geo.entry_sums(binned, st, rows)
+        c = np.zeros(len(sums) + 1)  # c[i]: the sum of the first i entries
+        np.cumsum(sums, out=c[1:])
+        left.append(c[after] - c[first])
     cnode = geo.enode[cut]
     totals = [np.bincount(lnode, weights=st[rows], minlength=m) for st in stats]
-    gain = _gain(left, [t[cnode] for t in totals], level.impurity[open_ids][cnode], n_classes)
+    gain = _gain(left, totals, level.impurity[open_ids], cnode, n_classes)
     if min_leaf > 1:
         n_left = geo.n_left()
         n_node = np.bincount(lnode, minlength=m)[cnode]
@@ -277,19 +279,21 @@ def _split(binned, level, open_, rows, node, target, weight, n_classes, min_leaf
     return _route(binned, at, rows, lnode, open_ids, bin_)
 
 
-def _gain(left, totals, impurity, n_classes):
-    """Δ of every cut from the left child's statistics and the node's totals."""
+def _gain(left, totals, impurity, cnode, n_classes):
+    """Δ of every cut from the left child's statistics and its node's totals and
+    impurity (per node; ``cnode`` is each cut's node)."""
     if n_classes:
+        totals = [t[cnode] for t in totals]
         right = [t - l_ for t, l_ in zip(totals, left, strict=True)]
         def cost(s):  # n·gini = n - Σ n_q² / n; both children hold weight (up to rounding)
             w = sum(s)
             return w - sum(q * q for q in s) / np.maximum(w, _TINY)
-        return impurity - (cost(left) + cost(right)) / sum(totals)
+        return impurity[cnode] - (cost(left) + cost(right)) / sum(totals)
     # Σ_k (S_k - w_k ȳ)² / w_k over both children, divided by W. The right child's
     # centred sum is minus the left's, so this is a² / (w_L w_R), a = S_L - w_L ȳ.
     w_left = left[0]
-    a = left[1] - w_left * (totals[1] / totals[0])
-    return a * a / np.maximum(w_left * (totals[0] - w_left), _TINY)
+    a = left[1] - w_left * (totals[1] / totals[0])[cnode]
+    return a * a / np.maximum(w_left * (totals[0][cnode] - w_left), _TINY)
 
 
 def _choose(gain, cnode, m, impurity):
