@@ -344,7 +344,7 @@ def _route(prep, record, rows, node, open_ids) -> np.ndarray:
     feature = record.feature[at]
     split = feature >= 0
     x = np.full(len(rows), np.nan)
-    x[split] = prep.values[feature[split], rows[split]]
+    x[split] = prep.values.ravel()[feature[split] * prep.values.shape[1] + rows[split]]  # 1-D
     offset = np.where(x <= record.threshold[at], 0, 1)
     kind = record.kind[at]
     cat = split & (kind != NUMERIC) & ~np.isnan(x)
