@@ -2,9 +2,11 @@
 
 :class:`BaseBagged` fits ``n_estimators`` members on bootstrap counts (see
 :mod:`._base`), averages their predictions and keeps everything the OOB pictures need.
-Members that are Glassbox trees take the fast path: ``X`` is encoded once, every tree
-is grown on it through the tree's ``_fit_encoded`` hook, and prediction walks all trees
-at once; any other member is fitted with ``fit(X, y, sample_weight=counts)``.
+Members that are Glassbox trees take the fast path: ``X`` is encoded and its columns
+sorted once, the trees grow in stacks (``engine.tree._classes.fit_stacked``: the in-bag
+rows of several trees one after the other, all grown level by level together), and
+prediction walks all trees at once; any other member is fitted with
+``fit(X, y, sample_weight=counts)``.
 """
 from __future__ import annotations
 

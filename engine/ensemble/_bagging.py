@@ -26,7 +26,7 @@ class BaggingClassifier(ClassifierMixin, BaseBagged):
     oob_score : bool, default=False
         Compute the OOB estimates after fitting (needs ``bootstrap=True``).
     n_jobs : int or None, default=None
-        Members fitted at once on joblib threads; results do not depend on it.
+        Worker processes (joblib) fitting members at once; results do not depend on it.
     random_state : int, Generator or None, default=None
         Seeds the bootstraps and, for trees, their ``random_state``.
 

@@ -15,6 +15,8 @@ _FOREST_NOTES = """
     integer in-bag counts (``inbag_counts_``) used as sample weights of the same tree
     code; a row with count 0 is out of bag (OOB) for that tree. Every tree's seeds are
     drawn up front from one generator, so the forest is identical for any ``n_jobs``.
+    Trees are grown a stack at a time, level by level together (each exactly as if
+    grown alone), so that a level's numpy calls serve many trees.
 
     Averaging B trees of variance :math:`\\sigma^2` and pairwise correlation
     :math:`\\rho` leaves variance :math:`\\rho\\sigma^2 + \\frac{1-\\rho}{B}\\sigma^2`;
@@ -66,7 +68,8 @@ _FOREST_PARAMETERS = """
     oob_score : bool, default=False
         Compute the OOB estimates after fitting (needs ``bootstrap=True``).
     n_jobs : int or None, default=None
-        Trees fitted at once on joblib threads (None: 1); results do not depend on it.
+        Worker processes (joblib) growing stacks of trees at once (None: 1); results do
+        not depend on it.
     random_state : int, Generator or None, default=None
     max_samples : int, float or None, default=None
         Rows drawn per tree: None is n, a float a fraction of n, an int a count.
