@@ -60,14 +60,10 @@ class _TrainingData:
 
 
 def _fit_member(estimator, data: _TrainingData, bootstrap_seed: int):
-    """Draw one bootstrap as counts and fit ``estimator`` with them as weights."""
+    """Draw one bootstrap as counts and fit ``estimator`` (not a Glassbox tree: those
+    grow in stacks, see :func:`_fit_stack`) with them as weights."""
     counts = bootstrap_counts(bootstrap_seed, len(data.target), data.n_draw, data.bootstrap)
-    weight = data.weight * counts
-    if isinstance(estimator, _TREES):
-        estimator._fit_encoded(data.X_enc, data.target, weight, data.encoder, data.classes,
-                               data.prepared)
-    else:
-        estimator.fit(data.X, data.y, sample_weight=weight)
+    estimator.fit(data.X, data.y, sample_weight=data.weight * counts)
     return estimator, counts
 
 

@@ -138,27 +138,6 @@ class PreparedFeatures:
         out.row_codes = self.row_codes[rows]
         return out
 
-    def subset(self, keep: np.ndarray) -> PreparedFeatures:
-        """The same preparation for the rows where ``keep`` is True, without sorting again.
-
-        A forest prepares its data once and gives each tree the subset of its in-bag
-        rows: the presorted orders are filtered (still sorted), the codes kept. A value
-        that no kept row has leaves an empty code, which no histogram ever fills, so
-        every threshold is still a midpoint between adjacent values present.
-        """
-        new_index = np.cumsum(keep) - 1
-        order = self.order[keep[self.order]].reshape(len(self.order), int(keep.sum()))
-        values = np.compress(keep, self.values, axis=1)  # C order, unlike values[:, keep]
-        out = PreparedFeatures(
-            values, self.numeric, self.categorical, self.n_categories,
-            numeric_values=_rows_of(values, self.numeric), order=new_index[order], coded=self.coded,
-            codes=self.codes[keep], n_bins=self.n_bins, bin_values=self.bin_values,
-            bin_start=self.bin_start,
-        )
-        out.rank = np.compress(keep, self.rank, axis=1)  # still in value order; gaps are fine
-        out.row_codes = self.row_codes[keep]
-        return out
-
 
 def prepare_features(
     X: np.ndarray, n_categories: np.ndarray, max_bins: int | None

@@ -55,17 +55,16 @@ class _BaseDecisionTree(BaseEstimator):
         weight = check_sample_weight(sample_weight, X_enc.shape[0])
         return self._fit_encoded(X_enc, target, weight, encoder)
 
-    def _fit_encoded(self, X_enc, target, weight, encoder, classes=None, prepared=None):
+    def _fit_encoded(self, X_enc, target, weight, encoder, classes=None):
         """Grow on rows already encoded by the fitted ``encoder`` (no validation).
 
         The hook ensembles use so that ``X`` is encoded once for all their trees:
         ``target`` is class codes into ``classes`` (classifier) or the float target,
         ``weight`` a float array (bootstrap counts), ``encoder`` is shared, not copied.
-        ``prepared``, if given, is :func:`prepare_features` of all of ``X_enc`` with this
-        tree's ``max_bins``, shared by the ensemble's trees (each takes its subset).
+        Forests grow many such trees at once with :func:`fit_stacked`.
         """
         self._start_encoded(X_enc, encoder, classes)
-        return self._finish(self._grow(X_enc, target, weight, prepared))
+        return self._finish(self._grow(X_enc, target, weight))
 
     def _start_encoded(self, X_enc, encoder, classes) -> None:
         self._validate_params()
@@ -82,13 +81,10 @@ class _BaseDecisionTree(BaseEstimator):
         self.feature_importances_ = self.tree_.feature_importances(self.n_features_in_)
         return self
 
-    def _grow(self, X_enc, target, weight, prepared=None) -> Tree:
+    def _grow(self, X_enc, target, weight) -> Tree:
         # Like scikit-learn, rows of zero weight take no part (not even in n_node_samples).
         keep = weight > 0
-        if prepared is None:
-            prep = prepare_features(X_enc[keep], self.encoder_.n_categories_, self.max_bins)
-        else:
-            prep = prepared if keep.all() else prepared.subset(keep)
+        prep = prepare_features(X_enc[keep], self.encoder_.n_categories_, self.max_bins)
         crit = self._criterion(target[keep], weight[keep])
         return build_tree(prep, crit, self._grow_params(X_enc.shape[0]))
 
@@ -443,7 +439,7 @@ def fit_stacked(trees: list, X_enc, target, weights: list, encoder, classes, pre
     ``random_state``; tree ``b`` is grown on the rows where ``weights[b] > 0`` with those
     weights. Their rows are stacked (see :meth:`PreparedFeatures.take`) and all trees
     grow level by level together (:func:`build_trees`); each comes out as
-    ``tree._fit_encoded(X_enc, target, weights[b], encoder, classes, prepared)`` would
+    ``tree._fit_encoded(X_enc, target, weights[b], encoder, classes)`` would
     make it. ``prepared`` is :func:`prepare_features` of all of ``X_enc``.
     """
     for tree in trees:

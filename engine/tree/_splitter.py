@@ -456,7 +456,8 @@ def draw_features(row_codes: np.ndarray, level: Level, k: int, priority: np.ndar
     priority[level.used] = np.inf
     ranked = np.argsort(priority, axis=1, kind="stable")  # used-up features come last
     n_usable = p - level.used.sum(axis=1)
-    by_node = np.argsort(level.node, kind="stable")
+    by_node = np.argsort(level.node.astype(np.int16) if m < 2**15 else level.node,
+                         kind="stable")  # 16 bits: a radix sort
     rows, node = level.rows[by_node], level.node[by_node]  # rows grouped by node
     counts = np.bincount(level.node, minlength=m)
     allowed = np.zeros((m, p), dtype=bool)
