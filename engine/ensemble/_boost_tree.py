@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..tree import DecisionTreeClassifier, DecisionTreeRegressor, Tree
+from ..tree._splitter import cumsum0
 
 _EPS = np.finfo(np.float64).eps
 _TIE = 1e-12
@@ -176,8 +177,8 @@ class _Geometry:
         """Rows left of every cut."""
         if self.counts is None:
             return self.cut - self.first + 1
-        cum = np.cumsum(self.counts)
-        return cum[self.cut] - np.where(self.first > 0, cum[self.first - 1], 0)
+        cum = cumsum0(self.counts)
+        return cum[self.cut + 1] - cum[self.first]
 
 
 def _geometry(binned, rows, lnode, m, n_total) -> _Geometry:
@@ -254,9 +255,7 @@ def _split(binned, level, open_, rows, node, target, weight, n_classes, min_leaf
         if uniform and q == 0:  # equal weights: the left weight is a row count
             left.append(geo.n_left() * w_rows[0])
             continue
-        sums = geo.entry_sums(binned, st, rows)
-        c = np.zeros(len(sums) + 1)  # c[i]: the sum of the first i entries
-        np.cumsum(sums, out=c[1:])
+        c = cumsum0(geo.entry_sums(binned, st, rows))  # c[i]: the sum of the first i entries
         left.append(c[after] - c[first])
     cnode = geo.enode[cut]
     totals = [np.bincount(lnode, weights=st[rows], minlength=m) for st in stats]

@@ -29,7 +29,15 @@ from ._splitter import (
     multiway_candidates,
     numeric_candidates,
 )
-from ._tree import CATEGORICAL_BINARY, CATEGORICAL_MULTIWAY, LEAF, NUMERIC, TREE_LEAF, Tree
+from ._tree import (
+    CATEGORICAL_BINARY,
+    CATEGORICAL_MULTIWAY,
+    LEAF,
+    NODE_REFERENCES,
+    NUMERIC,
+    TREE_LEAF,
+    Tree,
+)
 
 #: Relative size below which an impurity decrease counts as float noise, not progress.
 GAIN_EPSILON = 1e-12
@@ -403,15 +411,10 @@ def _freeze(records: list[_LevelRecord], n_trees: int = 1):
         depth=np.concatenate(parts["depth"]).astype(np.intp),
         parent=np.concatenate(parts["parent"]).astype(np.intp),
     )
-    tree_of_node = np.arange(n_trees)
-    for d in range(1, len(records)):  # every node belongs to its parent's tree
-        tree_of_node = np.concatenate([tree_of_node, tree_of_node[parts["parent"][d]]])
-    return tree, cat("improvement"), tree_of_node
-
-
-#: Tree fields that hold node ids (renumbered when trees are taken apart).
-_NODE_REFERENCES = ("children_left", "children_right", "parent", "missing_child",
-                    "unseen_child", "category_child")
+    tree_of_level = [np.arange(n_trees)]
+    for r in records[1:]:  # every node belongs to its parent's tree
+        tree_of_level.append(tree_of_level[-1][r.parent])
+    return tree, cat("improvement"), np.concatenate(tree_of_level)
 
 
 def _unstack(tree: Tree, improvement, tree_of_node, n_trees: int) -> list[tuple[Tree, np.ndarray]]:
@@ -430,7 +433,7 @@ def _unstack(tree: Tree, improvement, tree_of_node, n_trees: int) -> list[tuple[
     columns = {}
     for f in dataclasses.fields(Tree):
         column = getattr(tree, f.name)[by_tree]
-        columns[f.name] = new_id[column] if f.name in _NODE_REFERENCES else column
+        columns[f.name] = new_id[column] if f.name in NODE_REFERENCES else column
     improvement = improvement[by_tree]
     out = []
     for lo, hi in zip(starts, starts + counts, strict=True):

@@ -58,10 +58,9 @@ class _BaseDecisionTree(BaseEstimator):
     def _fit_encoded(self, X_enc, target, weight, encoder, classes=None):
         """Grow on rows already encoded by the fitted ``encoder`` (no validation).
 
-        The hook ensembles use so that ``X`` is encoded once for all their trees:
         ``target`` is class codes into ``classes`` (classifier) or the float target,
-        ``weight`` a float array (bootstrap counts), ``encoder`` is shared, not copied.
-        Forests grow many such trees at once with :func:`fit_stacked`.
+        ``weight`` a float array (e.g. bootstrap counts), ``encoder`` is shared, not
+        copied. Forests grow many such trees at once with :func:`fit_stacked`.
         """
         self._start_encoded(X_enc, encoder, classes)
         return self._finish(self._grow(X_enc, target, weight))

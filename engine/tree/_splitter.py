@@ -143,10 +143,8 @@ def drawn_numeric_candidates(crit, level, values, rank, columns, allowed, min_le
     row, group, at_value = row[by_run], group[by_run], at_value[by_run]
     count = np.bincount(group, minlength=len(columns) * m)
     runs = _Runs(row, values.ravel()[at_value], group, np.cumsum(count) - count, count)
-    part = _numeric_chunk(crit, level, len(columns), runs, min_leaf)
-    if len(part.node) and not allowed[part.node, part.feature].all():  # missing-only extras
-        part = _select(part, allowed[part.node, part.feature])
-    return part
+    # Undrawn pairs have empty runs, so they yield no candidate, missing-only ones included.
+    return _numeric_chunk(crit, level, len(columns), runs, min_leaf)
 
 
 def drawn_entries(allowed: np.ndarray, node: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -271,11 +269,11 @@ def _running_sums(crit, rows, codes) -> list[np.ndarray]:
     the caller gets the last class as the row count minus the others.
     """
     if not getattr(crit, "unit_weight", False):
-        return [_cumsum0(column[rows]) for column in crit.stats_t]
-    return [_cumsum0(codes == q) for q in range(crit.n_classes - 1)]
+        return [cumsum0(column[rows]) for column in crit.stats_t]
+    return [cumsum0(codes == q) for q in range(crit.n_classes - 1)]
 
 
-def _cumsum0(x: np.ndarray) -> np.ndarray:
+def cumsum0(x: np.ndarray) -> np.ndarray:
     """Cumulative sum with a leading 0: ``out[i]`` is the sum of ``x[:i]``."""
     out = np.zeros(len(x) + 1, dtype=np.float64 if x.dtype.kind == "f" else np.int64)
     np.cumsum(x, out=out[1:])

@@ -15,6 +15,9 @@ TREE_UNDEFINED = -2
 
 #: Values of ``Tree.split_kind``.
 LEAF, NUMERIC, CATEGORICAL_BINARY, CATEGORICAL_MULTIWAY = 0, 1, 2, 3
+#: The ``Tree`` fields that hold node ids (-1: none), renumbered whenever nodes move.
+NODE_REFERENCES = ("children_left", "children_right", "parent", "missing_child",
+                   "unseen_child", "category_child")
 
 
 @dataclass
@@ -187,12 +190,8 @@ class Tree:
         new_id = np.full(self.node_count + 1, TREE_LEAF, dtype=np.intp)
         new_id[keep] = np.arange(len(keep))
         sub = replace(self, **{f.name: getattr(self, f.name)[keep] for f in fields(self)})
-        sub.children_left = new_id[sub.children_left]
-        sub.children_right = new_id[sub.children_right]
-        sub.parent = new_id[sub.parent]
-        sub.missing_child = new_id[sub.missing_child]
-        sub.unseen_child = new_id[sub.unseen_child]
-        sub.category_child = new_id[sub.category_child]
+        for name in NODE_REFERENCES:
+            setattr(sub, name, new_id[getattr(sub, name)])
         _make_leaves(sub, cut[keep])
         return sub
 
