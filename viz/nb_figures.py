@@ -183,7 +183,8 @@ def gaussian_curves_figure(params: pd.DataFrame, feature: str, value: float | No
                         name="this row", marker=dict(size=style.marker_size + 4, symbol="x",
                                                      color=[style.color(q) for q in range(len(mean))]),
                         hovertemplate=f"{feature} = %{{x:.4g}}<br>density %{{y:.4g}}<extra></extra>")
-    fig.update_layout(xaxis_title=feature, yaxis_title=f"density P({feature} | c)", height=340,
+    # the title says P(x | c); a long axis title ran into it in presentation type
+    fig.update_layout(xaxis_title=feature, yaxis_title="density", height=340,
                       legend_title_text="class")
     return style.apply(fig, title=f"P({feature} | c): a normal curve per class")
 
