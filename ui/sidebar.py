@@ -13,6 +13,9 @@ from engine.data import DataError
 
 from . import state
 
+#: Session key of the "Link to this view" expander (open or not); not part of the link.
+SHARE_OPEN = "share_open"
+
 PRESENTATION_CSS = """
 <style>
 html, body, [data-testid="stAppViewContainer"] { font-size: 22px; }
@@ -86,7 +89,11 @@ def share_link() -> None:
     base = (st.context.url or "").split("?")[0]  # no URL outside a browser (AppTest)
     query = urlencode({key: st.query_params.get_all(key) for key in st.query_params}, doseq=True)
     link = f"{base}?{query}" if query else base
-    with st.sidebar.expander("Link to this view", icon=":material/link:"):
-        st.code(link, language=None, wrap_lines=True)
-        st.caption("Copy it with the icon at its right. Opened in any browser it shows this "
-                   "view; an uploaded file has to be uploaded again.")
+    # Drawn only while open: the code block's highlighter is the largest script a first
+    # visit would otherwise fetch and parse (≈ 0.2 s of a 3 s first render here).
+    box = st.sidebar.expander("Link to this view", icon=":material/link:", key=SHARE_OPEN,
+                              on_change="rerun")
+    if box.open:
+        box.code(link, language=None, wrap_lines=True)
+        box.caption("Copy it with the icon at its right. Opened in any browser it shows this "
+                    "view; an uploaded file has to be uploaded again.")

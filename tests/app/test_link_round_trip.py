@@ -9,6 +9,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from tests.app.test_pages import assert_clean, run_app
+from ui.sidebar import SHARE_OPEN
 
 WIDGET_KINDS = ["number_input", "selectbox", "slider", "toggle", "radio", "segmented_control",
                 "select_slider", "multiselect", "text_input", "checkbox"]
@@ -46,6 +47,10 @@ def same(shown, in_link: str) -> bool:
 
 
 def shared_link(at) -> dict[str, list[str]]:
+    """The link in the sidebar's "Link to this view", opened (it draws only when open)."""
+    assert not at.sidebar.code  # closed: nothing drawn, nothing fetched by the browser
+    at.session_state[SHARE_OPEN] = True
+    at.run()
     codes = [c.value for c in at.sidebar.code]
     assert len(codes) == 1, codes
     return parse_qs(urlsplit(codes[0]).query)
