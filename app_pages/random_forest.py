@@ -24,32 +24,47 @@ if not features:
 with st.sidebar:
     st.subheader("Forest parameters")
     params = fc.controls(dataset)
-try:
-    forest = fc.fit_forest(dataset, params)
-except ValueError as error:
-    st.error(f"**This forest cannot be grown with these settings.** {error} "
-             "Change the parameter named above and the forest regrows.")
-    st.stop()
 key = fc.cache_key(dataset, params)
 p, m, B = len(features), params["max_features"], params["n_estimators"]
 X_test, y_test = dataset.X_test[features], dataset.y_test
+error_label = ff.error_name(classify)
 st.caption(f"{B} trees · m = {m} of p = {p} features per split"
            f"{' (bagging: m = p)' if m == p else ''} · {len(dataset.y_train):,} training rows, "
            f"{len(y_test):,} test rows")
 views = st.tabs(["OOB error", "Effect of m", "Importance", "Inside the forest", "Results"],
                 key="rf_view", bind="query-params")
 
-with views[0]:
-    if views[0].open:
+bar_place = next((view for view in views if view.open), views[0])  # the progress bar's place
+if views[0].open:
+    with views[0]:
         compare = st.toggle("Compare with bagging (the same trees with m = p)", key="rf_bagging",
                             bind="query-params", disabled=m == p)
+        bar_place = st.container()  # above the curve: in sight at 1024×768 in large type
+        curve_place = st.empty()
+        if not fc.is_grown(dataset, params):
+            # The curve's axes while the trees grow: the browser fetches the chart code
+            # meanwhile instead of after the fit.
+            curve_place.plotly_chart(ff.oob_curve_figure({}, error_label=error_label, style=style,
+                                                         growing=B), width="stretch")
+with bar_place:
+    try:
+        forest = fc.fit_forest(dataset, params)
+    except ValueError as error:
+        if views[0].open:
+            curve_place.empty()
+        st.error(f"**This forest cannot be grown with these settings.** {error} "
+                 "Change the parameter named above and the forest regrows.")
+        st.stop()
+
+with views[0]:
+    if views[0].open:
         curves = {"random forest" if m < p else "bagging": fc.error_curve(forest, dataset, *key)}
         if compare and m < p:
             bagging = {**params, "max_features": p}
             curves["bagging"] = fc.error_curve(fc.fit_forest(dataset, bagging, what="bagged trees"),
                                                dataset, *fc.cache_key(dataset, bagging))
-        st.plotly_chart(ff.oob_curve_figure(curves, error_label=ff.error_name(classify),
-                                            style=style), width="stretch")
+        curve_place.plotly_chart(ff.oob_curve_figure(curves, error_label=error_label,
+                                                     style=style), width="stretch")
         if params["bootstrap"]:
             st.markdown(f"**Out of bag (OOB)**: the rows a tree did not see. A bootstrap sample "
                         f"of n rows misses each row with probability (1 − 1/n)ⁿ ≈ e⁻¹ ≈ "

@@ -34,6 +34,11 @@ def _slot(key: tuple) -> _Slot:
     return _Slot()
 
 
+def is_fitted(key: tuple) -> bool:
+    """Whether the model for ``key`` is there already (``fit_once`` then returns at once)."""
+    return _slot(key).model is not None
+
+
 def fit_once(key: tuple, fit: Callable[[Callable[[int, int], None]], Any], label: str) -> Any:
     """The model for ``key``: fitted now by ``fit(progress)`` or shared from before.
 

@@ -15,7 +15,7 @@ import streamlit as st
 from engine.data import Dataset
 from engine.ensemble import RandomForestClassifier, RandomForestRegressor
 from engine.inspection import oob_permutation_importance, tree_correlation
-from ui.fitting import FIT_JOBS, fit_once
+from ui.fitting import FIT_JOBS, fit_once, is_fitted
 from ui.tree_controls import tree_features
 from viz import forest_figures as ff
 from viz import tree_figures as tf
@@ -117,13 +117,22 @@ def training_rows(dataset: Dataset, noise: bool = False) -> pd.DataFrame:
     return X.assign(**{NOISE: rng.normal(size=len(X))})
 
 
+def _forest_key(dataset: Dataset, params: dict, noise: bool) -> tuple:
+    return "forest", *cache_key(dataset, params), noise
+
+
+def is_grown(dataset: Dataset, params: dict, *, noise: bool = False) -> bool:
+    """Whether :func:`fit_forest` has this forest already (no progress bar, no wait)."""
+    return is_fitted(_forest_key(dataset, params, noise))
+
+
 def fit_forest(dataset: Dataset, params: dict, *, noise: bool = False, what: str = "trees"):
     """The fitted forest, fitted once per server and shared; a progress bar while it
     grows. Raises ValueError."""
     def fit(progress):
         forest = _estimator(dataset.task, params)
         return forest.fit(training_rows(dataset, noise), dataset.y_train, progress=progress)
-    return fit_once(("forest", *cache_key(dataset, params), noise), fit, f"Growing {what}")
+    return fit_once(_forest_key(dataset, params, noise), fit, f"Growing {what}")
 
 
 @st.cache_data(max_entries=16, show_spinner=False)

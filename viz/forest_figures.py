@@ -50,13 +50,19 @@ def error_curve(forest, X_test, y_test) -> pd.DataFrame:
 
 
 def oob_curve_figure(curves: dict[str, pd.DataFrame], *, error_label: str,
-                     style: Style = DEFAULT_STYLE) -> go.Figure:
+                     style: Style = DEFAULT_STYLE, growing: int | None = None) -> go.Figure:
     """OOB error (solid) and test error (dashed) against the number of trees.
 
     ``curves`` maps a model's name ("random forest", "bagging") to its
-    :func:`error_curve`; each model has its own colour.
+    :func:`error_curve`; each model has its own colour. With no curves and
+    ``growing`` = B, the empty axes (1 to B trees) say that B trees are growing.
     """
     fig = go.Figure()
+    if growing is not None and not curves:
+        fig.update_xaxes(range=[0, growing])
+        fig.update_yaxes(showticklabels=False)
+        fig.add_annotation(text=f"Growing {growing} trees…", showarrow=False,
+                           xref="paper", yref="paper", x=0.5, y=0.5)
     for position, (name, curve) in enumerate(curves.items()):
         for column, dash, what in (("oob", "solid", "OOB"), ("test", "dash", "test")):
             if curve[column].isna().all():

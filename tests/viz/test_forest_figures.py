@@ -82,6 +82,14 @@ def test_oob_curve_figure_draws_two_lines_per_model_with_b_points(moons):
     np.testing.assert_allclose(fig.data[1].y, curve["test"])
 
 
+def test_oob_curve_frame_while_the_trees_grow_has_the_axes_and_no_curve():
+    fig = ff.oob_curve_figure({}, error_label="misclassification rate", growing=200)
+    assert not fig.data
+    assert tuple(fig.layout.xaxis.range) == (0, 200)
+    assert fig.layout.xaxis.title.text == "number of trees B"
+    assert [a.text for a in fig.layout.annotations] == ["Growing 200 trees…"]
+
+
 def test_a_row_is_out_of_bag_for_about_e_to_the_minus_one_of_the_trees(moons):
     _, forest = moons
     share = np.mean(forest.inbag_counts_ == 0)
