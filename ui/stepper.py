@@ -65,7 +65,10 @@ def _controls(key: str, playing_key: str, first: int, last: int, label: str) -> 
     if last <= first:
         st.caption(f"{label}: {first} (there is only one step).")
         return first
-    play, back, slider, forward = st.columns([1.7, 1, 10, 1], vertical_alignment="bottom")
+    # ◀ and ▶ need ≈ 45 px each: at 1024 px with the sidebar open the main column is
+    # ≈ 565 px wide, and narrower buttons clip their arrows.
+    play, back, slider, forward = st.columns([1.7, 1.2, 9, 1.2], gap="small",
+                                             vertical_alignment="bottom")
     playing = bool(st.session_state.get(playing_key))
     # A word without an icon: word and icon together do not fit the column at 1024 px.
     if play.button("Pause" if playing else "Play", key=f"{key}_play", width="stretch",
