@@ -145,3 +145,4 @@ with views[4]:
         fc.boundary_view(dataset, params, style)
 
 take_home(forest, dataset, features, "rf")
+fc.prefetch_importance(forest, dataset, params)  # the Importance tab then opens at once

@@ -7,12 +7,17 @@ fit runs outside it, under the slot's lock: the first session fits and draws the
 sessions asking for the same model meanwhile wait for it and then share it. Slots are
 bounded (``max_entries``), so a classroom server's memory stays bounded; a cached model
 is shared by every student and must never be modified.
+
+A slot can also be filled ahead of time (:func:`prefetch`): a view that a student is
+likely to open next is computed in a background thread once the page has drawn, and
+the view then finds it ready (or waits under the same lock for it to finish).
 """
 from __future__ import annotations
 
 import os
 import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,9 +34,14 @@ class _Slot:
     model: Any = None
 
 
-@st.cache_resource(max_entries=24, show_spinner=False)
+@st.cache_resource(max_entries=32, show_spinner=False)
 def _slot(key: tuple) -> _Slot:
     return _Slot()
+
+
+#: One background thread for the whole server: prefetches queue behind each other and
+#: take at most one core from the sessions' own scripts.
+_BACKGROUND = ThreadPoolExecutor(max_workers=1, thread_name_prefix="glassbox-prefetch")
 
 
 def is_fitted(key: tuple) -> bool:
@@ -61,3 +71,33 @@ def fit_once(key: tuple, fit: Callable[[Callable[[int, int], None]], Any], label
     finally:
         bar.empty()
     return slot.model
+
+
+def compute_once(key: tuple, compute: Callable[[], Any], label: str) -> Any:
+    """Like :func:`fit_once` for a result without progress steps: a spinner says
+    ``label`` while ``compute()`` runs (or while a prefetch of it finishes)."""
+    slot = _slot(key)
+    if slot.model is not None:
+        return slot.model
+    with st.spinner(f"{label}…"), slot.lock:
+        if slot.model is None:
+            slot.model = compute()
+    return slot.model
+
+
+def prefetch(key: tuple, compute: Callable[[], Any]) -> None:
+    """Start ``compute()`` for ``key`` in the background unless its result is there or
+    on its way; :func:`compute_once` (or :func:`fit_once`) with the same key then takes
+    it. An error is dropped here: the view computes again and shows it."""
+    slot = _slot(key)
+    if slot.model is not None or slot.lock.locked():
+        return
+
+    def run() -> None:
+        with slot.lock:
+            if slot.model is None:
+                try:
+                    slot.model = compute()
+                except Exception:  # noqa: BLE001 - shown when the view asks for it
+                    pass
+    _BACKGROUND.submit(run)
