@@ -403,17 +403,24 @@ def _tree_permutation_drops(tree, X_oob, target, rng, classifier: bool) -> np.nd
     drops = np.zeros(p)
     if tree.children_left[0] == TREE_LEAF:
         return drops
+    # Walk the rows as they are, keeping (row, node) where the path meets a split on
+    # a column for the first time: levels come shallowest first, and within a level
+    # each row appears once, so a (row, column) mark per level is enough.
     leaf = np.zeros(n, dtype=np.intp)
-    path_rows, path_nodes = [np.arange(n)], [np.zeros(n, dtype=np.intp)]
-    for rows, nodes in tree._descend(X_oob):
-        leaf[rows] = nodes
-        inner = tree.children_left[nodes] != TREE_LEAF
-        path_rows.append(rows[inner])
-        path_nodes.append(nodes[inner])
-    row, node = np.concatenate(path_rows), np.concatenate(path_nodes)  # shallowest first
-    _, first = np.unique(row * p + tree.feature[node], return_index=True)
-    row, node = row[first], node[first]  # (row, k): the first split on k on the row's path
-    k = tree.feature[node]
+    seen = np.zeros((n, p), dtype=bool)
+    path_rows, path_nodes = [], []
+    rows, nodes = np.arange(n), np.zeros(n, dtype=np.intp)
+    for moved, reached in tree._descend(X_oob):
+        f = tree.feature[nodes]
+        first = ~seen[rows, f]
+        seen[rows[first], f[first]] = True
+        path_rows.append(rows[first])
+        path_nodes.append(nodes[first])
+        leaf[moved] = reached
+        inner = tree.children_left[reached] != TREE_LEAF
+        rows, nodes = moved[inner], reached[inner]
+    row, node = np.concatenate(path_rows), np.concatenate(path_nodes)
+    k = tree.feature[node]  # (row, k): the first split on k on the row's path
     value_k = X_oob[shuffled_from[k, row], k]
     missing = bool(np.isnan(X_oob).any())
     categorical = bool((tree.split_kind != NUMERIC).any())
@@ -431,7 +438,8 @@ def _tree_permutation_drops(tree, X_oob, target, rng, classifier: bool) -> np.nd
             return (np.argmax(value, axis=-1) == truth).astype(np.float64)
         return -((value[..., 0] - truth) ** 2)
 
-    used, position = np.unique(k, return_inverse=True)
+    splits_on = np.bincount(k, minlength=p) > 0
+    used, position = np.flatnonzero(splits_on), (np.cumsum(splits_on) - 1)[k]
     base = per_row(leaf, target)
     scores = np.tile(base, (len(used), 1))
     scores[position, row] = per_row(node, target[row])
