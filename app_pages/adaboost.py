@@ -94,7 +94,7 @@ with views[2]:
                    + (f", × η = {params['learning_rate']:g}" if params["learning_rate"] != 1 else "")
                    + ". The ensemble: F̂(x) = sign(Σ_t ŵ_t f̂_t(x)) (8.25).")
         st.download_button("Download the table (CSV)", table.to_csv(index=False),
-                           "adaboost_learners.csv", "text/csv")
+                           "adaboost_learners.csv", "text/csv", on_click="ignore")
 
 with views[3]:
     if views[3].open:

@@ -127,14 +127,15 @@ def downloads(dot: str, name: str = "tree") -> None:
     columns = st.columns(3, width=520)
     columns[0].download_button("DOT", dot, f"{name}.dot", "text/vnd.graphviz",
                                icon=":material/download:", key=f"dt_get_dot_{name}",
-                               help="Graphviz source of the diagram.")
+                               on_click="ignore", help="Graphviz source of the diagram.")
     reasons = []
     for column, format in zip(columns[1:], FORMATS, strict=True):
         reason = unavailable_reason(dot, format)
         if reason is None:
             column.download_button(format.upper(), lambda f=format: _rendered(dot, f),
                                    f"{name}.{format}", FORMATS[format], key=f"dt_get_{format}_{name}",
-                                   icon=":material/download:", help=f"The diagram as {format.upper()}.")
+                                   on_click="ignore", icon=":material/download:",
+                                   help=f"The diagram as {format.upper()}.")
         elif reason not in reasons:
             reasons.append(reason)
     for reason in reasons:
