@@ -39,9 +39,11 @@ def _slot(key: tuple) -> _Slot:
     return _Slot()
 
 
-#: One background thread for the whole server: prefetches queue behind each other and
-#: take at most one core from the sessions' own scripts.
+#: One background thread for the whole server, one prefetch at a time: while it is busy
+#: a new prefetch is skipped (its view computes on demand), so a busy classroom server
+#: never builds a queue of guesses, and prefetching takes at most one core.
 _BACKGROUND = ThreadPoolExecutor(max_workers=1, thread_name_prefix="glassbox-prefetch")
+_BACKGROUND_FREE = threading.Semaphore(1)
 
 
 def is_fitted(key: tuple) -> bool:
@@ -85,19 +87,25 @@ def compute_once(key: tuple, compute: Callable[[], Any], label: str) -> Any:
     return slot.model
 
 
-def prefetch(key: tuple, compute: Callable[[], Any]) -> None:
+def prefetch(key: tuple, compute: Callable[[], Any]) -> bool:
     """Start ``compute()`` for ``key`` in the background unless its result is there or
-    on its way; :func:`compute_once` (or :func:`fit_once`) with the same key then takes
-    it. An error is dropped here: the view computes again and shows it."""
+    on its way, or another prefetch is running; :func:`compute_once` (or
+    :func:`fit_once`) with the same key then takes it. Returns whether it started. An
+    error is dropped here: the view computes again and shows it."""
     slot = _slot(key)
     if slot.model is not None or slot.lock.locked():
-        return
+        return False
+    if not _BACKGROUND_FREE.acquire(blocking=False):
+        return False
 
     def run() -> None:
-        with slot.lock:
-            if slot.model is None:
-                try:
+        try:
+            with slot.lock:
+                if slot.model is None:
                     slot.model = compute()
-                except Exception:  # noqa: BLE001 - shown when the view asks for it
-                    pass
+        except Exception:  # noqa: BLE001 - shown when the view asks for it
+            pass
+        finally:
+            _BACKGROUND_FREE.release()
     _BACKGROUND.submit(run)
+    return True

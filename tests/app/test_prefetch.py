@@ -4,10 +4,20 @@ Outside a script run (no browser, no AppTest) Streamlit's caches still work, so 
 slot logic is tested directly; the pages' own tests cover the views that use it.
 """
 import threading
+import time
 
 import pytest
 
 from ui import fitting
+
+
+def start(key, compute) -> None:
+    """Prefetch ``compute`` for ``key`` once the background thread is free (an earlier
+    test's prefetch may still be letting go of it)."""
+    deadline = time.monotonic() + 5
+    while not fitting.prefetch(key, compute):
+        assert time.monotonic() < deadline, "the background thread stayed busy"
+        time.sleep(0.01)
 
 
 def test_a_prefetched_result_is_taken_by_the_view_without_computing_again():
@@ -21,14 +31,23 @@ def test_a_prefetched_result_is_taken_by_the_view_without_computing_again():
         release.wait(5)
         return 42
 
-    fitting.prefetch(key, slow)
+    start(key, slow)
     assert started.wait(5)
-    fitting.prefetch(key, lambda: calls.append("second prefetch"))  # on its way: not again
+    # on its way: not again; and while it runs, no other prefetch starts at all
+    assert not fitting.prefetch(key, lambda: calls.append("second prefetch"))
+    assert not fitting.prefetch(("test-prefetch", "other"), lambda: calls.append("other"))
     assert not fitting.is_fitted(key)
     release.set()
     assert fitting.compute_once(key, lambda: calls.append("view") or 0, "Computing") == 42
     assert calls == ["prefetch"]
     assert fitting.is_fitted(key)
+    start(("test-prefetch", "after"), lambda: 1)  # free again once it has finished
+
+
+def test_prefetch_skips_what_is_already_there():
+    key = ("test-prefetch", "there")
+    assert fitting.compute_once(key, lambda: "computed", "Computing") == "computed"
+    assert not fitting.prefetch(key, lambda: "again")
 
 
 def test_a_failed_prefetch_leaves_the_view_to_compute_and_raise():
@@ -39,7 +58,7 @@ def test_a_failed_prefetch_leaves_the_view_to_compute_and_raise():
         done.set()
         raise ValueError("no OOB rows")
 
-    fitting.prefetch(key, broken)
+    start(key, broken)
     assert done.wait(5)
     with pytest.raises(ValueError, match="no OOB rows"):
         fitting.compute_once(key, broken, "Computing")
