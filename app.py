@@ -1,7 +1,7 @@
 """Glassbox: see inside the classic classifiers. Run with ``streamlit run app.py``."""
 import streamlit as st
 
-from ui import sidebar
+from ui import fitting, sidebar
 
 # A projector link (present=true) opens with the sidebar folded away: at 1024×768 in large
 # type it would take half the screen. Its » button brings it back.
@@ -25,6 +25,7 @@ PAGES = {
     ],
 }
 
+fitting.start_workers()  # once per server: the first forest need not wait for them
 page = st.navigation(PAGES)
 sidebar.render()
 page.run()

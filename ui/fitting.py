@@ -14,10 +14,12 @@ the view then finds it ready (or waits under the same lock for it to finish).
 """
 from __future__ import annotations
 
+import importlib
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +28,39 @@ import streamlit as st
 #: Worker processes for one forest fit. A fit runs once per (data, parameters) and every
 #: session shares it, so it may take the server's cores while it lasts (at most four).
 FIT_JOBS = max(1, min(os.cpu_count() or 1, 4))
+#: How long idle worker processes are kept. joblib lets them go after 5 minutes, and a
+#: lesson's forests are often further apart than that; starting them again costs the
+#: next forest ≈ 0.7 s (the first of bench_browser's cold forest pages: 5.3-5.9 s
+#: against 4.8-5.1 s for the next ones).
+WORKER_IDLE_SECONDS = 3600
+
+
+@contextmanager
+def worker_processes() -> Iterator[None]:
+    """Around a forest's fit: its parallel work goes to the server's worker processes,
+    which stay up for :data:`WORKER_IDLE_SECONDS` after their last task. Every fit must
+    use this same setting: joblib replaces its shared workers when it changes."""
+    from joblib import parallel_config
+
+    with parallel_config(backend="loky", idle_worker_timeout=WORKER_IDLE_SECONDS):
+        yield
+
+
+@st.cache_resource(show_spinner=False)
+def start_workers() -> bool:
+    """Start the worker processes once per server, in the background, with the engine
+    imported in them, so that the first forest of a lesson does not wait for them."""
+    if FIT_JOBS < 2:
+        return False
+
+    def start() -> None:
+        from joblib import Parallel, delayed
+
+        with worker_processes():
+            Parallel(n_jobs=FIT_JOBS)(delayed(importlib.import_module)("engine.ensemble")
+                                      for _ in range(FIT_JOBS))
+    threading.Thread(target=start, name="glassbox-start-workers", daemon=True).start()
+    return True
 
 
 @dataclass

@@ -15,7 +15,7 @@ import streamlit as st
 from engine.data import Dataset
 from engine.ensemble import RandomForestClassifier, RandomForestRegressor
 from engine.inspection import oob_permutation_importance, tree_correlation
-from ui.fitting import FIT_JOBS, compute_once, fit_once, is_fitted, prefetch
+from ui.fitting import FIT_JOBS, compute_once, fit_once, is_fitted, prefetch, worker_processes
 from ui.tree_controls import tree_features
 from viz import forest_figures as ff
 from viz import tree_figures as tf
@@ -131,7 +131,8 @@ def fit_forest(dataset: Dataset, params: dict, *, noise: bool = False, what: str
     grows. Raises ValueError."""
     def fit(progress):
         forest = _estimator(dataset.task, params)
-        return forest.fit(training_rows(dataset, noise), dataset.y_train, progress=progress)
+        with worker_processes():
+            return forest.fit(training_rows(dataset, noise), dataset.y_train, progress=progress)
     return fit_once(_forest_key(dataset, params, noise), fit, f"Growing {what}")
 
 
@@ -192,7 +193,8 @@ def m_sweep(dataset: Dataset, params: dict, grid: tuple, progress=None) -> pd.Da
         def step(done: int, total: int, i: int = i) -> None:
             report(i * total + done, total * len(grid))  # trees over the whole sweep
 
-        forest.fit(training_rows(dataset), dataset.y_train, progress=step)
+        with worker_processes():
+            forest.fit(training_rows(dataset), dataset.y_train, progress=step)
         curve = ff.error_curve(forest, X_test, dataset.y_test)
         found = tree_correlation(forest, X_test)
         rows.append({"m": m, "oob": curve["oob"].iloc[-1], "test": curve["test"].iloc[-1],
@@ -260,8 +262,9 @@ def pair_grid(_dataset: Dataset, content_hash: str, params: tuple, pair: tuple) 
     """A forest with the same parameters on two columns, predicted over a grid."""
     bagging = dict(params)["max_features"] >= len(forest_features(_dataset))
     settings = {**dict(params), "max_features": 2 if bagging else 1}
-    forest = _estimator(_dataset.task, settings).fit(_dataset.X_train[list(pair)],
-                                                     _dataset.y_train)
+    with worker_processes():
+        forest = _estimator(_dataset.task, settings).fit(_dataset.X_train[list(pair)],
+                                                         _dataset.y_train)
     return tf.decision_grid(forest, _dataset.X_train[list(pair)], resolution=120)
 
 
