@@ -46,7 +46,7 @@ def worker_processes() -> Iterator[None]:
         yield
 
 
-@st.cache_resource(show_spinner=False)
+@st.cache_resource(max_entries=1, show_spinner=False)
 def start_workers() -> bool:
     """Start the worker processes once per server, in the background, with the engine
     imported in them, so that the first forest of a lesson does not wait for them."""
