@@ -175,8 +175,6 @@ class StackedTrees:
         )
 
 
-
-
 def stack_trees(trees: list[Tree]) -> StackedTrees:
     """Concatenate trees, offsetting every node reference (leaf/none markers kept)."""
     sizes = np.array([t.node_count for t in trees])
