@@ -68,6 +68,14 @@ class _Slot:
     lock: threading.Lock = field(default_factory=threading.Lock)
     model: Any = None
 
+    def fill(self, make: Callable[[], Any]) -> Any:
+        """The model, made by ``make()`` unless someone made it first (waits for a
+        session or a prefetch making it now). An exception leaves the slot empty."""
+        with self.lock:
+            if self.model is None:
+                self.model = make()
+        return self.model
+
 
 @st.cache_resource(max_entries=32, show_spinner=False)
 def _slot(key: tuple) -> _Slot:
@@ -102,12 +110,9 @@ def fit_once(key: tuple, fit: Callable[[Callable[[int, int], None]], Any], label
         if done == total or done % max(1, total // 50) == 0:  # ~50 redraws, not 1,000
             bar.progress(min(done / max(total, 1), 1.0), text=f"{label}: {done} of {total}")
     try:
-        with slot.lock:  # another session fitting the same model: wait for it
-            if slot.model is None:
-                slot.model = fit(progress)
+        return slot.fill(lambda: fit(progress))  # another session fitting it: wait for it
     finally:
         bar.empty()
-    return slot.model
 
 
 def compute_once(key: tuple, compute: Callable[[], Any], label: str) -> Any:
@@ -116,10 +121,8 @@ def compute_once(key: tuple, compute: Callable[[], Any], label: str) -> Any:
     slot = _slot(key)
     if slot.model is not None:
         return slot.model
-    with st.spinner(f"{label}…"), slot.lock:
-        if slot.model is None:
-            slot.model = compute()
-    return slot.model
+    with st.spinner(f"{label}…"):
+        return slot.fill(compute)
 
 
 def prefetch(key: tuple, compute: Callable[[], Any]) -> bool:
@@ -135,9 +138,7 @@ def prefetch(key: tuple, compute: Callable[[], Any]) -> bool:
 
     def run() -> None:
         try:
-            with slot.lock:
-                if slot.model is None:
-                    slot.model = compute()
+            slot.fill(compute)
         except Exception:  # noqa: BLE001 - shown when the view asks for it
             pass
         finally:
