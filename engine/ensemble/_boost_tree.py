@@ -8,6 +8,10 @@ sort of the presorted entries by node or, when the level's (node, bin) slots are
 as one weighted ``np.bincount`` histogram, and a cumulative sum gives the left child's
 statistics at every cut. The root's cut geometry is the same every round and is kept.
 
+Histograms skip every column's most common bin (spambase's zeros: 77% of its entries):
+they add up only the other entries and give the common bin what is left of its node's
+total.
+
 The result is a genuine :class:`engine.tree.Tree` with the arrays and breadth-first
 numbering of ``DecisionTreeClassifier`` / ``DecisionTreeRegressor`` (gini or squared
 error, numeric features without missing values, ``max_features=None``, no
@@ -19,6 +23,7 @@ settings fall back to the tree estimators themselves.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -45,6 +50,8 @@ class BinnedX:
     feature_of_bin : ndarray of intp, shape (n_bins,)
     ent_row, ent_bin : ndarray of intp, shape (n_samples * n_features,)
         Every (row, feature) entry, sorted by global bin: its row and its bin.
+    common : ndarray of intp, shape (n_features,)
+        Each column's most frequent bin (the first of equals).
     """
 
     gbin: np.ndarray
@@ -54,6 +61,7 @@ class BinnedX:
     feature_of_bin: np.ndarray
     ent_row: np.ndarray = None
     ent_bin: np.ndarray = None
+    common: np.ndarray = None
 
     def __post_init__(self):
         # the (row, feature) entries sorted by global bin: feature-major, values ascending
@@ -61,6 +69,15 @@ class BinnedX:
         order = np.argsort(flat, kind="stable")
         self.ent_row = order // self.gbin.shape[1]
         self.ent_bin = flat[order]
+        per_bin = np.bincount(flat, minlength=len(self.values))
+        self.common = np.array([a + np.argmax(per_bin[a:b])
+                                for a, b in zip(self.start, self.stop, strict=True)], dtype=np.intp)
+
+    @cached_property
+    def rare(self) -> tuple[np.ndarray, np.ndarray]:
+        """The (row, feature) entries outside their column's common bin: rows, bins."""
+        outside = self.gbin != self.common
+        return np.nonzero(outside)[0], self.gbin[outside]
 
     @classmethod
     def from_encoded(cls, X_enc: np.ndarray) -> BinnedX:
@@ -154,6 +171,27 @@ def _entry_stats(level, rows, node, target, weight, n_classes):
 
 
 @dataclass
+class _Histogram:
+    """A level's (node, bin) slots, ``node · n_bins + bin``, summed over its rows' rare
+    entries; each column's common bin gets the rest of its node's total."""
+
+    key: np.ndarray    # slot of every rare entry of the level's rows
+    row: np.ndarray    # the row of each of those entries
+    lnode: np.ndarray  # the node of each of the level's rows
+    m: int
+
+    def fill(self, binned, rows, per_row=None) -> np.ndarray:
+        """Sums of ``per_row`` (a value per row of the data; None: count rows) per slot."""
+        m, B = self.m, binned.n_bins
+        weights = None if per_row is None else per_row[self.row]
+        total = np.bincount(self.lnode, weights=None if per_row is None else per_row[rows],
+                            minlength=m)
+        h = np.bincount(self.key, weights=weights, minlength=m * B).reshape(m, B)
+        h[:, binned.common] = total[:, None] - np.add.reduceat(h, binned.start, axis=1)
+        return h.ravel()
+
+
+@dataclass
 class _Geometry:
     """Where the cuts of one level are along its entries sorted by (node, bin)."""
 
@@ -162,16 +200,23 @@ class _Geometry:
     enode: np.ndarray  # their nodes
     cut: np.ndarray    # positions p: a cut between entries p and p + 1
     first: np.ndarray  # the first position of each cut's (node, feature) run
-    key: np.ndarray | None = None     # histogram mode: (node, bin) slot of every row entry
-    counts: np.ndarray | None = None  # histogram mode: rows per non-empty slot
+    erow: np.ndarray | None = None         # entry mode: the row of every entry
+    hist: _Histogram | None = None         # histogram mode: the slots' machinery
+    counts: np.ndarray | None = None       # histogram mode: rows per non-empty slot
+    runs: int = 0      # entry mode with every row in one node: the features' runs
 
     def entry_sums(self, binned, stat, rows):
         """The statistic summed per entry (per non-empty slot in histogram mode)."""
-        if self.key is None:
-            return stat[binned.ent_row[self.sel]]
-        p = binned.gbin.shape[1]
-        return np.bincount(self.key, weights=np.repeat(stat[rows], p),
-                           minlength=self.sel[-1] + 1)[self.sel]
+        if self.hist is None:
+            return stat[self.erow]
+        return self.hist.fill(binned, rows, stat)[self.sel]
+
+    def left_sums(self, x: np.ndarray) -> np.ndarray:
+        """Per cut, ``x`` summed over its (node, feature) run up to the cut."""
+        if self.runs:  # every run equally long (a root without a histogram): one row each
+            return np.cumsum(x.reshape(self.runs, -1), axis=1).ravel()[self.cut]
+        c = cumsum0(x)  # c[i]: the sum of the first i entries
+        return c[self.cut + 1] - c[self.first]
 
     def n_left(self):
         """Rows left of every cut."""
@@ -186,40 +231,51 @@ def _geometry(binned, rows, lnode, m, n_total) -> _Geometry:
     (node, bin) slots are fewer than half the row entries (few distinct values, e.g.
     spambase's many zeros), one per non-empty slot of a histogram."""
     B, p = binned.n_bins, binned.gbin.shape[1]
-    if m * B <= 0.5 * len(rows) * p:
-        key = (lnode[:, None] * B + binned.gbin[rows]).ravel()
-        counts = np.bincount(key, minlength=m * B)
-        sel = np.flatnonzero(counts)
-        return _cuts(binned, sel % B, sel // B, sel, key, counts[sel])
     node_of_row = np.full(n_total, -1, np.intp)
     node_of_row[rows] = lnode
+    if m * B <= 0.5 * len(rows) * p:
+        rare_row, rare_bin = binned.rare
+        nd = node_of_row[rare_row]
+        if len(rows) < n_total:
+            inside = nd >= 0
+            rare_row, rare_bin, nd = rare_row[inside], rare_bin[inside], nd[inside]
+        hist = _Histogram(nd * B + rare_bin, rare_row, lnode, m)
+        counts = hist.fill(binned, rows)
+        sel = np.flatnonzero(counts)
+        geo = _cuts(binned, sel % B, sel // B, sel)
+        geo.hist, geo.counts = hist, counts[sel]
+        return geo
     nd = node_of_row[binned.ent_row]
     sel = np.flatnonzero(nd >= 0) if len(rows) < n_total else np.arange(len(nd))
     if m > 1:  # radix sort by node keeps each node's entries in bin order
         sel = sel[np.argsort(nd[sel].astype(np.int16 if m < 2**15 else np.int32), kind="stable")]
-    return _cuts(binned, binned.ent_bin[sel], nd[sel], sel, None, None)
+    geo = _cuts(binned, binned.ent_bin[sel], nd[sel], sel)
+    geo.erow = binned.ent_row[sel]
+    geo.runs = p if m == 1 and len(rows) == n_total else 0
+    return geo
 
 
-def _cuts(binned, ebin, enode, sel, key, counts) -> _Geometry:
+def _cuts(binned, ebin, enode, sel) -> _Geometry:
     efeat = binned.feature_of_bin[ebin]
     start = np.ones(len(sel), dtype=bool)
     start[1:] = (enode[1:] != enode[:-1]) | (efeat[1:] != efeat[:-1])
     seg_first = np.flatnonzero(start)[np.cumsum(start) - 1]
     cut = np.flatnonzero(~start[1:] & (ebin[1:] != ebin[:-1]))
-    return _Geometry(sel, ebin, enode, cut, seg_first[cut], key, counts)
+    return _Geometry(sel, ebin, enode, cut, seg_first[cut])
 
 
 def _boundary_cuts(binned, geo: _Geometry, target) -> _Geometry:
     """Keep the cuts next to a class change (seed 002: for a concave impurity no cut
     inside a run of one class can be optimal, whatever the weights)."""
-    y = target[binned.ent_row[geo.sel]]
+    y = target[geo.erow]
     run_start = np.ones(len(y), dtype=bool)
     run_start[1:] = geo.ebin[1:] != geo.ebin[:-1]
     starts = np.flatnonzero(run_start)
     low, high = np.minimum.reduceat(y, starts), np.maximum.reduceat(y, starts)
     r = np.cumsum(run_start)[geo.cut] - 1  # the run ending at each cut; r + 1 follows it
     same = (low[r] == high[r]) & (low[r + 1] == high[r + 1]) & (low[r] == low[r + 1])
-    return _Geometry(geo.sel, geo.ebin, geo.enode, geo.cut[~same], geo.first[~same])
+    return _Geometry(geo.sel, geo.ebin, geo.enode, geo.cut[~same], geo.first[~same], geo.erow,
+                     runs=geo.runs)
 
 
 def _split(binned, level, open_, rows, node, target, weight, n_classes, min_leaf, cache):
@@ -241,23 +297,16 @@ def _split(binned, level, open_, rows, node, target, weight, n_classes, min_leaf
     geo = cache.get("root") if root else None
     if geo is None:
         geo = _geometry(binned, rows, lnode, m, len(weight))
-        if n_classes and min_leaf == 1 and geo.key is None:
+        if n_classes and min_leaf == 1 and geo.hist is None:
             geo = _boundary_cuts(binned, geo, target)
         if root:
             cache["root"] = geo
     stats = _entry_stats(level, rows, node[keep], target, weight, n_classes)
-    cut, first = geo.cut, geo.first
-    after = cut + 1  # left of a cut: its entry and those before it
-    left = []
     w_rows = weight[rows]
     uniform = not n_classes and bool(np.all(w_rows == w_rows[0]))
-    for q, st in enumerate(stats):
-        if uniform and q == 0:  # equal weights: the left weight is a row count
-            left.append(geo.n_left() * w_rows[0])
-            continue
-        c = cumsum0(geo.entry_sums(binned, st, rows))  # c[i]: the sum of the first i entries
-        left.append(c[after] - c[first])
-    cnode = geo.enode[cut]
+    left = [geo.n_left() * w_rows[0] if uniform and q == 0  # equal weights: a row count
+            else geo.left_sums(geo.entry_sums(binned, st, rows)) for q, st in enumerate(stats)]
+    cnode = geo.enode[geo.cut]
     totals = [np.bincount(lnode, weights=st[rows], minlength=m) for st in stats]
     gain = _gain(left, totals, level.impurity[open_ids], cnode, n_classes)
     if min_leaf > 1:
@@ -265,7 +314,7 @@ def _split(binned, level, open_, rows, node, target, weight, n_classes, min_leaf
         n_node = np.bincount(lnode, minlength=m)[cnode]
         gain = np.where((n_left >= min_leaf) & (n_node - n_left >= min_leaf), gain, -np.inf)
     chosen, at = _choose(gain, cnode, m, level.impurity[open_ids])
-    c = cut[chosen]
+    c = geo.cut[chosen]
     bin_ = geo.ebin[c]
     lo, hi = binned.values[bin_], binned.values[geo.ebin[c + 1]]
     thr = lo / 2.0 + hi / 2.0
@@ -281,18 +330,21 @@ def _split(binned, level, open_, rows, node, target, weight, n_classes, min_leaf
 def _gain(left, totals, impurity, cnode, n_classes):
     """Δ of every cut from the left child's statistics and its node's totals and
     impurity (per node; ``cnode`` is each cut's node)."""
+    # a node's figure at each cut (one node, as at every root: the number itself)
+    at_cut = (lambda a: a[0]) if len(impurity) == 1 else (lambda a: a[cnode])  # noqa: E731
     if n_classes:
-        totals = [t[cnode] for t in totals]
-        right = [t - l_ for t, l_ in zip(totals, left, strict=True)]
-        def cost(s):  # n·gini = n - Σ n_q² / n; both children hold weight (up to rounding)
-            w = sum(s)
-            return w - sum(q * q for q in s) / np.maximum(w, _TINY)
-        return impurity[cnode] - (cost(left) + cost(right)) / sum(totals)
+        # W·gini = W - Σ_q W_q² / W per child, so Δ = impurity - 1 + (Σ_children Σ_q W_q² / W_child) / W
+        total = sum(totals)
+        w_left = np.add.reduce(left)
+        purity = np.add.reduce([q * q for q in left]) / np.maximum(w_left, _TINY)
+        right = [at_cut(t) - q for t, q in zip(totals, left, strict=True)]
+        purity += np.add.reduce([q * q for q in right]) / np.maximum(at_cut(total) - w_left, _TINY)
+        return purity / at_cut(total) + at_cut(impurity - 1.0)
     # Σ_k (S_k - w_k ȳ)² / w_k over both children, divided by W. The right child's
     # centred sum is minus the left's, so this is a² / (w_L w_R), a = S_L - w_L ȳ.
     w_left = left[0]
-    a = left[1] - w_left * (totals[1] / totals[0])[cnode]
-    return a * a / np.maximum(w_left * (totals[0][cnode] - w_left), _TINY)
+    a = left[1] - w_left * at_cut(totals[1] / totals[0])
+    return a * a / np.maximum(w_left * (at_cut(totals[0]) - w_left), _TINY)
 
 
 def _choose(gain, cnode, m, impurity):

@@ -147,6 +147,29 @@ def test_binned_stump_is_the_tree_engines_stump():
                                        atol=1e-12, err_msg=name)
 
 
+def test_binned_trees_on_sparse_data_with_a_cache_are_the_tree_engines():
+    """Mostly zeros (histograms that skip each column's common bin) and one cache across
+    rounds, as AdaBoost uses them: every round's tree is the tree engine's."""
+    rng = np.random.default_rng(3)
+    for _ in range(6):
+        n, p = int(rng.integers(40, 300)), int(rng.integers(2, 8))
+        X = np.where(rng.random((n, p)) < 0.7, 0.0, rng.exponential(size=(n, p)))
+        X[:, 0] = np.where(rng.random(n) < 0.8, 1.5, X[:, 0])  # a common bin that is not 0
+        K = int(rng.integers(2, 4))
+        y = rng.integers(0, K, n)
+        binned, cache, depth = BinnedX.from_encoded(X), {}, int(rng.integers(1, 4))
+        leaf = int(rng.integers(4, 8))  # no tiny nodes, where two columns may tie exactly
+        for _round in range(4):
+            w = rng.exponential(size=n)  # uneven weights, as after a few rounds
+            ours = grow(binned, np.arange(n), y, w, K, depth, 2, leaf, cache)
+            ref = DecisionTreeClassifier(max_depth=depth, min_samples_leaf=leaf).fit(X, y, w).tree_
+            for name in ("children_left", "feature", "n_node_samples"):
+                np.testing.assert_array_equal(getattr(ours, name), getattr(ref, name))
+            for name in ("threshold", "value", "impurity"):
+                np.testing.assert_allclose(getattr(ours, name), getattr(ref, name), rtol=1e-9,
+                                           atol=1e-12)
+
+
 def test_any_estimator_falls_back_to_its_own_fit():
     X, y = load_breast_cancer(return_X_y=True)
     fast = AdaBoostClassifier(n_estimators=10).fit(X, y)

@@ -154,6 +154,28 @@ def test_binned_regression_tree_is_the_tree_engines_tree():
                                        atol=1e-12, err_msg=name)
 
 
+def test_binned_regression_trees_on_sparse_data_with_a_cache_are_the_tree_engines():
+    """Mostly zeros (histograms that skip each column's common bin) and one cache across
+    rounds with new residuals, as gradient boosting uses them."""
+    rng = np.random.default_rng(4)
+    for _ in range(6):
+        n, p = int(rng.integers(40, 300)), int(rng.integers(2, 8))
+        X = np.where(rng.random((n, p)) < 0.7, 0.0, rng.exponential(size=(n, p)))
+        X[:, 0] = np.where(rng.random(n) < 0.8, -2.0, X[:, 0])  # a common bin that is not 0
+        binned, cache, depth = BinnedX.from_encoded(X), {}, int(rng.integers(1, 5))
+        leaf = int(rng.integers(4, 8))  # no tiny nodes, where two columns may tie exactly
+        w = np.ones(n) if rng.random() < 0.5 else rng.random(n)
+        for _round in range(4):
+            r = rng.normal(size=n)
+            ours = grow(binned, np.arange(n), r, w, 0, depth, 2, leaf, cache)
+            ref = DecisionTreeRegressor(max_depth=depth, min_samples_leaf=leaf).fit(X, r, w).tree_
+            for name in ("children_left", "feature", "n_node_samples"):
+                np.testing.assert_array_equal(getattr(ours, name), getattr(ref, name))
+            for name in ("threshold", "value", "impurity"):
+                np.testing.assert_allclose(getattr(ours, name), getattr(ref, name), rtol=1e-9,
+                                           atol=1e-12)
+
+
 def test_dataframe_with_categories_takes_the_tree_estimator_path():
     rng = np.random.default_rng(0)
     frame = pd.DataFrame({"x": rng.normal(size=120), "c": rng.choice(["a", "b", "c"], 120)})
