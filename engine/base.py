@@ -7,6 +7,7 @@ the work and returns ``self``, learned state ends in ``_``, and ``get_params`` /
 from __future__ import annotations
 
 import copy
+import functools
 import inspect
 from typing import Any
 
@@ -33,12 +34,7 @@ class BaseEstimator:
 
     @classmethod
     def _param_names(cls) -> list[str]:
-        signature = inspect.signature(cls.__init__)
-        return sorted(
-            name
-            for name, p in signature.parameters.items()
-            if name != "self" and p.kind is not p.VAR_KEYWORD
-        )
+        return list(_init_parameters(cls))
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         params = {name: getattr(self, name) for name in self._param_names()}
@@ -89,6 +85,18 @@ def _same(a: Any, b: Any) -> bool:
         return bool(a is b or a == b)
     except (TypeError, ValueError):
         return False
+
+
+@functools.cache
+def _init_parameters(cls: type) -> tuple[str, ...]:
+    """The keyword parameters of ``cls.__init__``, sorted (read once per class: boosting
+    clones its learner every round)."""
+    signature = inspect.signature(cls.__init__)
+    return tuple(sorted(
+        name
+        for name, p in signature.parameters.items()
+        if name != "self" and p.kind is not p.VAR_KEYWORD
+    ))
 
 
 def clone(estimator: BaseEstimator) -> BaseEstimator:

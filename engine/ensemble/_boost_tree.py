@@ -64,12 +64,11 @@ class BinnedX:
     common: np.ndarray = None
 
     def __post_init__(self):
-        # the (row, feature) entries sorted by global bin: feature-major, values ascending
-        flat = self.gbin.ravel()
-        order = np.argsort(flat, kind="stable")
-        self.ent_row = order // self.gbin.shape[1]
-        self.ent_bin = flat[order]
-        per_bin = np.bincount(flat, minlength=len(self.values))
+        if self.ent_row is None:  # the (row, feature) entries sorted by global bin
+            flat = self.gbin.ravel()
+            order = np.argsort(flat, kind="stable")
+            self.ent_row, self.ent_bin = order // self.gbin.shape[1], flat[order]
+        per_bin = np.bincount(self.ent_bin, minlength=len(self.values))
         self.common = np.array([a + np.argmax(per_bin[a:b])
                                 for a, b in zip(self.start, self.stop, strict=True)], dtype=np.intp)
 
@@ -81,12 +80,19 @@ class BinnedX:
 
     @classmethod
     def from_encoded(cls, X_enc: np.ndarray) -> BinnedX:
-        columns = [np.unique(X_enc[:, j], return_inverse=True) for j in range(X_enc.shape[1])]
-        sizes = np.array([len(c[0]) for c in columns], dtype=np.intp)
+        """Bins from one stable sort of every column (ties keep the row order)."""
+        n, p = X_enc.shape
+        order = np.argsort(X_enc, axis=0, kind="stable")
+        ascending = np.take_along_axis(X_enc, order, axis=0)
+        new = np.ones((n, p), dtype=bool)
+        new[1:] = ascending[1:] != ascending[:-1]
+        sizes = new.sum(axis=0)
         start = np.cumsum(sizes) - sizes
-        gbin = np.column_stack([c[1].ravel() + s for c, s in zip(columns, start, strict=True)])
-        return cls(gbin.astype(np.intp), np.concatenate([c[0] for c in columns]), start,
-                   start + sizes, np.repeat(np.arange(len(sizes)), sizes))
+        sorted_bin = np.cumsum(new, axis=0) - 1 + start
+        gbin = np.empty((n, p), dtype=np.intp)
+        np.put_along_axis(gbin, order, sorted_bin, axis=0)
+        return cls(gbin, ascending.T[new.T], start, start + sizes,
+                   np.repeat(np.arange(p), sizes), order.T.ravel(), sorted_bin.T.ravel())
 
     @property
     def n_bins(self) -> int:
@@ -112,19 +118,25 @@ class _Level:
 
 def grow(binned: BinnedX, rows: np.ndarray, target: np.ndarray, weight: np.ndarray,
          n_classes: int, max_depth: int, min_samples_split: int = 2,
-         min_samples_leaf: int = 1, cache: dict | None = None) -> Tree:
+         min_samples_leaf: int = 1, cache: dict | None = None, *,
+         return_leaves: bool = False) -> Tree | tuple[Tree, np.ndarray]:
     """Grow a gini (``n_classes`` > 0, integer ``target``) or squared-error
     (``n_classes`` == 0) tree on the rows ``rows`` with positive ``weight``.
 
     ``cache``: a dict kept by the caller across rounds on the same ``binned`` and
-    (for classification) the same ``target``.
+    (for classification) the same ``target``. ``return_leaves``: also return the leaf id
+    of every row of the data (-1 for rows the tree was not grown on), read off the
+    growth instead of walking the rows down the tree again.
     """
     rows = rows[weight[rows] > 0]
     node = np.zeros(len(rows), dtype=np.intp)
     parent, levels = np.array([-1]), []
+    leaves, first_id = np.full(len(weight), -1, np.intp), 0
     for depth in range(max_depth + 1):
         level = _measure(rows, node, parent, target, weight, n_classes)
         levels.append(level)
+        leaves[rows] = first_id + node  # deeper levels overwrite: the last one is the leaf
+        first_id += len(parent)
         open_ = ((level.impurity > _EPS) & (level.n >= min_samples_split)
                  & (level.n >= 2 * min_samples_leaf) & (depth < max_depth))
         if not open_.any():
@@ -133,7 +145,8 @@ def grow(binned: BinnedX, rows: np.ndarray, target: np.ndarray, weight: np.ndarr
                                     n_classes, min_samples_leaf, cache)
         if not len(parent):
             break
-    return _freeze(levels)
+    tree = _freeze(levels)
+    return (tree, leaves) if return_leaves else tree
 
 
 def _measure(rows, node, parent, target, weight, n_classes) -> _Level:

@@ -86,7 +86,7 @@ class _BaseGradientBoosting(BaseEstimator):
         self.oob_improvement_ = np.zeros(self.n_estimators) if self.subsample < 1 else None
         for t in range(self.n_estimators):
             rows = np.sort(rng.permutation(n)[:n_inbag]) if n_inbag < n else np.arange(n)
-            oob = np.setdiff1d(np.arange(n), rows)
+            oob = np.setdiff1d(np.arange(n), rows) if n_inbag < n else rows[:0]
             before = self.loss_(target[oob], S[oob], w[oob]) if len(oob) else 0.0
             if hasattr(self.loss_, "set_delta"):  # Huber's δ from all rows, as scikit-learn
                 self.loss_.set_delta(target, S, w)
@@ -94,8 +94,9 @@ class _BaseGradientBoosting(BaseEstimator):
             if self.residuals_ is not None:
                 self.residuals_[t] = r[:, 0]
             for k in range(K):
-                tree = self._fit_tree(X, binned, rows, r[:, k], w)
-                leaves = self._leaves(tree, X, X_enc)
+                tree, leaves = self._fit_tree(X, binned, rows, r[:, k], w)
+                if leaves is None or (leaves < 0).any():  # out-of-bag rows: walk them down
+                    leaves = self._leaves(tree, X, X_enc)
                 self._line_search(tree, leaves, rows, target, S, r[:, k], w, k)
                 S[:, k] += self.learning_rate * tree.tree_.value[leaves, 0]
                 self.estimators_[t, k] = tree
@@ -110,17 +111,19 @@ class _BaseGradientBoosting(BaseEstimator):
                     min_samples_leaf=self.min_samples_leaf, max_leaf_nodes=self.max_leaf_nodes)
 
     def _fit_tree(self, X, binned, rows, r, w):
-        """A squared-error regression tree fitted to the pseudo-residuals of the in-bag rows."""
+        """A squared-error regression tree fitted to the pseudo-residuals of the in-bag
+        rows, and the leaf of every row if the growth tells it (else None)."""
         template = DecisionTreeRegressor(**self._tree_params())
         if binned is None:
             mask = np.zeros(len(w))
             mask[rows] = 1.0  # zero weight: out of the bag, out of the tree
-            return template.fit(X, r, sample_weight=w * mask)
+            return template.fit(X, r, sample_weight=w * mask), None
         n = len(w)
-        tree = grow(binned, rows, r, w, 0, int(self.max_depth),
-                    resolve_count(self.min_samples_split, n, "min_samples_split", 2),
-                    resolve_count(self.min_samples_leaf, n, "min_samples_leaf", 1), self._cache)
-        return as_estimator(tree, template, self.encoder_)
+        tree, leaves = grow(binned, rows, r, w, 0, int(self.max_depth),
+                            resolve_count(self.min_samples_split, n, "min_samples_split", 2),
+                            resolve_count(self.min_samples_leaf, n, "min_samples_leaf", 1),
+                            self._cache, return_leaves=True)
+        return as_estimator(tree, template, self.encoder_), leaves
 
     def _leaves(self, tree, X, X_enc) -> np.ndarray:
         if tree.encoder_ is self.encoder_:

@@ -180,10 +180,13 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
             rows, cache = np.arange(n), {}
 
             def fit_round(alpha):
-                tree = grow(binned, rows, codes, alpha, self.n_classes_, int(params["max_depth"]),
-                            split, leaf, cache)
+                tree, leaves = grow(binned, rows, codes, alpha, self.n_classes_,
+                                    int(params["max_depth"]), split, leaf, cache,
+                                    return_leaves=True)
                 learner = as_estimator(tree, clone(template), self.encoder_, self.classes_)
-                return learner, _plurality_codes(tree.value[tree.apply(X_enc)])
+                if (leaves < 0).any():  # rows of zero weight: walk them down
+                    leaves = tree.apply(X_enc)
+                return learner, _plurality_codes(tree.value[leaves])
             return fit_round
 
         def fit_slow(alpha):

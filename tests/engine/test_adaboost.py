@@ -161,7 +161,9 @@ def test_binned_trees_on_sparse_data_with_a_cache_are_the_tree_engines():
         leaf = int(rng.integers(4, 8))  # no tiny nodes, where two columns may tie exactly
         for _round in range(4):
             w = rng.exponential(size=n)  # uneven weights, as after a few rounds
-            ours = grow(binned, np.arange(n), y, w, K, depth, 2, leaf, cache)
+            ours, leaves = grow(binned, np.arange(n), y, w, K, depth, 2, leaf, cache,
+                                return_leaves=True)
+            np.testing.assert_array_equal(leaves, ours.apply(X))
             ref = DecisionTreeClassifier(max_depth=depth, min_samples_leaf=leaf).fit(X, y, w).tree_
             for name in ("children_left", "feature", "n_node_samples"):
                 np.testing.assert_array_equal(getattr(ours, name), getattr(ref, name))
