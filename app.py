@@ -1,7 +1,11 @@
 """Glassbox: see inside the classic classifiers. Run with ``streamlit run app.py``."""
-import streamlit as st
+from engine._memory import keep_freed_memory
 
-from ui import fitting, sidebar
+keep_freed_memory()  # before any fit, and before the worker processes start
+
+import streamlit as st  # noqa: E402
+
+from ui import fitting, sidebar  # noqa: E402
 
 # A projector link (present=true) opens with the sidebar folded away: at 1024×768 in large
 # type it would take half the screen. Its » button brings it back.

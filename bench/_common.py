@@ -22,11 +22,19 @@ THREAD_VARIABLES = (
 
 
 def pin_threads(n: int = 1) -> None:
-    """Limit BLAS/OpenMP pools to ``n`` threads; call before importing numpy or sklearn."""
+    """Limit BLAS/OpenMP pools to ``n`` threads; call before importing numpy or sklearn.
+
+    Also sets the allocator as the app does (``engine._memory.keep_freed_memory``), for
+    both libraries alike: numpy temporaries are then not faulted in afresh every time.
+    """
     if "numpy" in sys.modules:
         raise RuntimeError("pin_threads() must run before numpy is imported.")
     for name in THREAD_VARIABLES:
         os.environ[name] = str(n)
+    use_repo_imports()
+    from engine._memory import keep_freed_memory
+
+    keep_freed_memory()
 
 
 def use_repo_imports() -> None:
