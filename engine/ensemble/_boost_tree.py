@@ -206,17 +206,30 @@ class _Histogram:
 
 @dataclass
 class _Geometry:
-    """Where the cuts of one level are along its entries sorted by (node, bin)."""
+    """Where the cuts of one level are along its entries sorted by (node, bin).
+
+    Entry mode (one entry per row and feature): node j's entries are ``p`` runs of
+    ``n_j`` entries, one run per feature, so ``blocks`` (the n_j) says where every run
+    is. Histogram mode (one entry per non-empty slot): runs differ in length and
+    ``first`` gives each cut's run start.
+    """
 
     sel: np.ndarray    # entries (indices into ent_row / ent_bin) in (node, bin) order
     ebin: np.ndarray   # their global bins
     enode: np.ndarray  # their nodes
     cut: np.ndarray    # positions p: a cut between entries p and p + 1
-    first: np.ndarray  # the first position of each cut's (node, feature) run
-    erow: np.ndarray | None = None         # entry mode: the row of every entry
-    hist: _Histogram | None = None         # histogram mode: the slots' machinery
-    counts: np.ndarray | None = None       # histogram mode: rows per non-empty slot
-    runs: int = 0      # entry mode with every row in one node: the features' runs
+    first: np.ndarray | None = None    # histogram mode: the first position of each cut's run
+    erow: np.ndarray | None = None     # entry mode: the row of every entry
+    blocks: np.ndarray | None = None   # entry mode: rows per node (each run's length)
+    n_left_: np.ndarray | None = None  # entry mode: rows left of every cut
+    hist: _Histogram | None = None     # histogram mode: the slots' machinery
+    counts: np.ndarray | None = None   # histogram mode: rows per non-empty slot
+
+    def keep(self, cuts: np.ndarray) -> _Geometry:
+        """The same entries with only the cuts ``cuts`` (a mask or positions)."""
+        pick = (lambda a: None if a is None else a[cuts])  # noqa: E731
+        return _Geometry(self.sel, self.ebin, self.enode, self.cut[cuts], pick(self.first),
+                         self.erow, self.blocks, pick(self.n_left_), self.hist, self.counts)
 
     def entry_sums(self, binned, stat, rows):
         """The statistic summed per entry (per non-empty slot in histogram mode)."""
@@ -226,15 +239,22 @@ class _Geometry:
 
     def left_sums(self, x: np.ndarray) -> np.ndarray:
         """Per cut, ``x`` summed over its (node, feature) run up to the cut."""
-        if self.runs:  # every run equally long (a root without a histogram): one row each
-            return np.cumsum(x.reshape(self.runs, -1), axis=1).ravel()[self.cut]
-        c = cumsum0(x)  # c[i]: the sum of the first i entries
-        return c[self.cut + 1] - c[self.first]
+        if self.blocks is None:
+            c = cumsum0(x)  # c[i]: the sum of the first i entries
+            return c[self.cut + 1] - c[self.first]
+        p = len(x) // int(self.blocks.sum())
+        out, at = np.empty_like(x), 0
+        for n_rows in self.blocks:  # a node's runs as the rows of a matrix: one cumsum each
+            size = p * n_rows
+            np.cumsum(x[at:at + size].reshape(p, n_rows), axis=1,
+                      out=out[at:at + size].reshape(p, n_rows))
+            at += size
+        return out[self.cut]
 
     def n_left(self):
         """Rows left of every cut."""
-        if self.counts is None:
-            return self.cut - self.first + 1
+        if self.blocks is not None:
+            return self.n_left_
         cum = cumsum0(self.counts)
         return cum[self.cut + 1] - cum[self.first]
 
@@ -255,26 +275,24 @@ def _geometry(binned, rows, lnode, m, n_total) -> _Geometry:
         hist = _Histogram(nd * B + rare_bin, rare_row, lnode, m)
         counts = hist.fill(binned, rows)
         sel = np.flatnonzero(counts)
-        geo = _cuts(binned, sel % B, sel // B, sel)
-        geo.hist, geo.counts = hist, counts[sel]
-        return geo
+        ebin, enode = sel % B, sel // B
+        start = np.ones(len(sel), dtype=bool)  # a new (node, feature) run
+        efeat = binned.feature_of_bin[ebin]
+        start[1:] = (enode[1:] != enode[:-1]) | (efeat[1:] != efeat[:-1])
+        cut = np.flatnonzero(~start[1:])  # every slot holds rows: each neighbour is a cut
+        first = np.flatnonzero(start)[np.cumsum(start) - 1]
+        return _Geometry(sel, ebin, enode, cut, first[cut], hist=hist, counts=counts[sel])
     nd = node_of_row[binned.ent_row]
     sel = np.flatnonzero(nd >= 0) if len(rows) < n_total else np.arange(len(nd))
     if m > 1:  # radix sort by node keeps each node's entries in bin order
         sel = sel[np.argsort(nd[sel].astype(np.int16 if m < 2**15 else np.int32), kind="stable")]
-    geo = _cuts(binned, binned.ent_bin[sel], nd[sel], sel)
-    geo.erow = binned.ent_row[sel]
-    geo.runs = p if m == 1 and len(rows) == n_total else 0
-    return geo
-
-
-def _cuts(binned, ebin, enode, sel) -> _Geometry:
-    efeat = binned.feature_of_bin[ebin]
-    start = np.ones(len(sel), dtype=bool)
-    start[1:] = (enode[1:] != enode[:-1]) | (efeat[1:] != efeat[:-1])
-    seg_first = np.flatnonzero(start)[np.cumsum(start) - 1]
-    cut = np.flatnonzero(~start[1:] & (ebin[1:] != ebin[:-1]))
-    return _Geometry(sel, ebin, enode, cut, seg_first[cut])
+    ebin, blocks = binned.ent_bin[sel], np.bincount(lnode, minlength=m)
+    # node j's entries: p runs of n_j, one per feature; a cut wherever the bin changes
+    # inside a run. within[i]: entries of i's run up to and including i.
+    within = np.concatenate([np.tile(np.arange(1, n + 1), p) for n in blocks])
+    cut = np.flatnonzero((within[1:] > 1) & (ebin[1:] != ebin[:-1]))
+    return _Geometry(sel, ebin, np.repeat(np.arange(m), blocks * p), cut,
+                     erow=binned.ent_row[sel], blocks=blocks, n_left_=within[cut])
 
 
 def _boundary_cuts(binned, geo: _Geometry, target) -> _Geometry:
@@ -287,8 +305,7 @@ def _boundary_cuts(binned, geo: _Geometry, target) -> _Geometry:
     low, high = np.minimum.reduceat(y, starts), np.maximum.reduceat(y, starts)
     r = np.cumsum(run_start)[geo.cut] - 1  # the run ending at each cut; r + 1 follows it
     same = (low[r] == high[r]) & (low[r + 1] == high[r + 1]) & (low[r] == low[r + 1])
-    return _Geometry(geo.sel, geo.ebin, geo.enode, geo.cut[~same], geo.first[~same], geo.erow,
-                     runs=geo.runs)
+    return geo.keep(~same)
 
 
 def _split(binned, level, open_, rows, node, target, weight, n_classes, min_leaf, cache):
@@ -357,7 +374,10 @@ def _gain(left, totals, impurity, cnode, n_classes):
     # centred sum is minus the left's, so this is a² / (w_L w_R), a = S_L - w_L ȳ.
     w_left = left[0]
     a = left[1] - w_left * at_cut(totals[1] / totals[0])
-    return a * a / np.maximum(w_left * (at_cut(totals[0]) - w_left), _TINY)
+    a *= a
+    w_right = at_cut(totals[0]) - w_left
+    w_right *= w_left
+    return np.divide(a, np.maximum(w_right, _TINY, out=w_right), out=a)
 
 
 def _choose(gain, cnode, m, impurity):
@@ -368,8 +388,9 @@ def _choose(gain, cnode, m, impurity):
     best = np.full(m, -np.inf)
     if has.any():
         best[has] = np.maximum.reduceat(gain, bounds[:-1][has])
-    tol = _TIE * np.maximum(np.abs(best), impurity)
-    near = np.flatnonzero(np.isfinite(gain) & (gain >= (best - tol)[cnode]))
+    floor = best - _TIE * np.maximum(np.abs(best), impurity)
+    near = np.flatnonzero(gain >= (floor[0] if m == 1 else floor[cnode]))
+    near = near[np.isfinite(gain[near])]  # a node whose every cut is barred has best -inf
     first = np.ones(len(near), dtype=bool)
     first[1:] = cnode[near[1:]] != cnode[near[:-1]]
     return near[first], cnode[near[first]]
