@@ -55,6 +55,7 @@ with bar_place:
         st.error(f"**This forest cannot be grown with these settings.** {error} "
                  "Change the parameter named above and the forest regrows.")
         st.stop()
+fc.prefetch_importance(forest, dataset, params)  # in the workers while this page draws
 
 with views[0]:
     if views[0].open:
@@ -145,4 +146,3 @@ with views[4]:
         fc.boundary_view(dataset, params, style)
 
 take_home(forest, dataset, features, "rf")
-fc.prefetch_importance(forest, dataset, params)  # the Importance tab then opens at once

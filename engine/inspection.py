@@ -337,7 +337,7 @@ def permutation_importance(model, X, y, *, n_repeats: int = 5, random_state=None
     return _importance_frame(getattr(model, "feature_names_in_", [f"x{j}" for j in range(n_features)]), scores)
 
 
-def oob_permutation_importance(forest, X, y, *, random_state=None) -> pd.DataFrame:
+def oob_permutation_importance(forest, X, y, *, random_state=None, n_jobs=None) -> pd.DataFrame:
     """Breiman's importance: per tree, OOB score minus OOB score with feature k permuted.
 
     Parameters
@@ -345,6 +345,8 @@ def oob_permutation_importance(forest, X, y, *, random_state=None) -> pd.DataFra
     forest : fitted random forest or bagged trees
     X, y : the training data the forest was fitted on
     random_state : int, Generator or None
+    n_jobs : int or None
+        Worker processes (joblib) sharing the trees; the result does not depend on it.
 
     Returns
     -------
@@ -361,6 +363,9 @@ def oob_permutation_importance(forest, X, y, *, random_state=None) -> pd.DataFra
     the trees. The signed drop is kept, as in Breiman (2001): a noise feature then
     scatters around 0 instead of being pushed above it by the absolute value.
 
+    Tree b shuffles with its own generator, seeded by the b-th of the seeds
+    ``random_state`` draws first: one permutation per column, in column order.
+
     Examples
     --------
     >>> from engine.ensemble import RandomForestClassifier
@@ -371,25 +376,25 @@ def oob_permutation_importance(forest, X, y, *, random_state=None) -> pd.DataFra
     >>> bool(table.importance_mean[0] > 0.3), bool(abs(table.importance_mean[1]) < 0.05)
     (True, True)
     """
+    from .ensemble._base import draw_seeds, run_parallel
+
     _require_bagged(forest)
     if not hasattr(forest, "estimators_") or not forest._all_trees:
         raise ValueError("oob_permutation_importance needs trees as members.")
-    rng = check_random_state(random_state)
     X_enc, target = forest._encode(X), _target(forest, y)
     if len(target) != forest.inbag_counts_.shape[1]:
         raise ValueError("X, y must be the rows the forest was fitted on (OOB is per training row).")
-    drops = np.zeros((X_enc.shape[1], len(forest.estimators_)))
-    for b, member in enumerate(forest.estimators_):
-        rows = np.flatnonzero(forest.inbag_counts_[b] == 0)
-        if len(rows):
-            drops[:, b] = _tree_permutation_drops(
-                member.tree_, X_enc[rows], target[rows], rng, forest._is_classifier
-            )
+    seeds = draw_seeds(random_state, len(forest.estimators_))[:, 0]
+    tasks = [(member.tree_, forest.inbag_counts_[b] == 0, X_enc, target, seed,
+              forest._is_classifier) for b, (member, seed) in enumerate(
+                  zip(forest.estimators_, seeds, strict=True))]
+    drops = np.column_stack(run_parallel(_tree_permutation_drops, tasks, n_jobs))
     return _importance_frame(forest.feature_names_in_, drops)
 
 
-def _tree_permutation_drops(tree, X_oob, target, rng, classifier: bool) -> np.ndarray:
-    """Score drop of one tree on its OOB rows when each column in turn is shuffled.
+def _tree_permutation_drops(tree, oob, X_enc, target, seed, classifier: bool) -> np.ndarray:
+    """Score drop of one tree on its OOB rows (mask ``oob``) when each column in turn is
+    shuffled, with permutations from ``np.random.default_rng(seed)``.
 
     Shuffling column k can only move a row whose path meets a split on k, and only
     from the first such node down. So each row is walked once as it is, recording its
@@ -398,22 +403,25 @@ def _tree_permutation_drops(tree, X_oob, target, rng, classifier: bool) -> np.nd
     Every other (row, k) keeps the row's leaf, and a column the tree never splits on
     drops by 0 exactly. The scores are those of walking every shuffled copy in full.
     """
+    X_oob, target = X_enc[oob], target[oob]
     n, p = X_oob.shape
-    shuffled_from = np.stack([rng.permutation(n) for _ in range(p)])  # one per column
     drops = np.zeros(p)
-    if tree.children_left[0] == TREE_LEAF:
+    if n == 0 or tree.children_left[0] == TREE_LEAF:
         return drops
+    rng = np.random.default_rng(seed)
+    shuffled_from = np.stack([rng.permutation(n) for _ in range(p)])  # one per column
+    flat = X_oob.ravel()  # (row, column) as one flat index: faster than pairs of indices
     # Walk the rows as they are, keeping (row, node) where the path meets a split on
     # a column for the first time: levels come shallowest first, and within a level
     # each row appears once, so a (row, column) mark per level is enough.
     leaf = np.zeros(n, dtype=np.intp)
-    seen = np.zeros((n, p), dtype=bool)
+    seen = np.zeros(n * p, dtype=bool)
     path_rows, path_nodes = [], []
     rows, nodes = np.arange(n), np.zeros(n, dtype=np.intp)
     for moved, reached in tree._descend(X_oob):
-        f = tree.feature[nodes]
-        first = ~seen[rows, f]
-        seen[rows[first], f[first]] = True
+        cell = rows * p + tree.feature[nodes]
+        first = ~seen[cell]
+        seen[cell[first]] = True
         path_rows.append(rows[first])
         path_nodes.append(nodes[first])
         leaf[moved] = reached
@@ -421,14 +429,14 @@ def _tree_permutation_drops(tree, X_oob, target, rng, classifier: bool) -> np.nd
         rows, nodes = moved[inner], reached[inner]
     row, node = np.concatenate(path_rows), np.concatenate(path_nodes)
     k = tree.feature[node]  # (row, k): the first split on k on the row's path
-    value_k = X_oob[shuffled_from[k, row], k]
-    missing = bool(np.isnan(X_oob).any())
+    value_k = flat[shuffled_from[k, row] * p + k]
+    missing = bool(np.isnan(flat).any())
     categorical = bool((tree.split_kind != NUMERIC).any())
     walking = np.arange(len(row))
     while len(walking):
         at, r = node[walking], row[walking]
         f = tree.feature[at]
-        x = np.where(f == k[walking], value_k[walking], X_oob[r, f])
+        x = np.where(f == k[walking], value_k[walking], flat[r * p + f])
         node[walking] = tree._step(at, x, missing, categorical)
         walking = walking[tree.children_left[node[walking]] != TREE_LEAF]
 

@@ -150,8 +150,10 @@ def correlation(_forest, _dataset: Dataset, content_hash: str, params: tuple) ->
 def _importance(forest, dataset: Dataset, params: dict, noise: bool):
     """The key and the computation of the forest's OOB permutation importance."""
     def compute() -> pd.DataFrame:
-        return oob_permutation_importance(forest, training_rows(dataset, noise), dataset.y_train,
-                                          random_state=params["random_state"])
+        with worker_processes():  # the forest's workers share the trees (0.86 → 0.6 s)
+            return oob_permutation_importance(forest, training_rows(dataset, noise),
+                                              dataset.y_train, random_state=params["random_state"],
+                                              n_jobs=FIT_JOBS)
     return ("oob-importance", *cache_key(dataset, params), noise), compute
 
 

@@ -179,7 +179,8 @@ def test_oob_permutation_importance_of_an_unused_column_is_exactly_zero():
 def test_oob_permutation_importance_equals_scoring_every_shuffled_copy(kind):
     """Only the (row, column) pairs whose path meets a split on the column are walked
     again; the drops must equal those of walking every shuffled copy in full, with the
-    same permutations (one per column per tree, drawn in column order)."""
+    same permutations (one per column per tree, drawn in column order from the tree's
+    own seed)."""
     if kind == "mixed":
         X, y = mixed_frame("classifier")
         forest = RandomForestClassifier(n_estimators=8, random_state=1).fit(X, y)
@@ -191,7 +192,7 @@ def test_oob_permutation_importance_equals_scoring_every_shuffled_copy(kind):
     table = oob_permutation_importance(forest, X, y, random_state=5)
     X_enc = forest._encode(X)
     target = np.searchsorted(forest.classes_, y) if kind != "regressor" else np.asarray(y)
-    rng = np.random.default_rng(5)
+    seeds = np.random.default_rng(5).integers(0, np.iinfo(np.int64).max, size=(8, 2))[:, 0]
     drops = np.zeros((X_enc.shape[1], forest.n_estimators))
 
     def score(tree, X_rows, truth):
@@ -204,6 +205,7 @@ def test_oob_permutation_importance_equals_scoring_every_shuffled_copy(kind):
         rows = np.flatnonzero(forest.inbag_counts_[b] == 0)
         X_oob, truth = X_enc[rows], target[rows]
         baseline = score(member.tree_, X_oob, truth)
+        rng = np.random.default_rng(seeds[b])  # each tree its own generator
         for k in range(X_enc.shape[1]):
             shuffled = X_oob.copy()
             shuffled[:, k] = X_oob[rng.permutation(len(rows)), k]
