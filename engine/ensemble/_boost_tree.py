@@ -192,6 +192,7 @@ class _Histogram:
     row: np.ndarray    # the row of each of those entries
     lnode: np.ndarray  # the node of each of the level's rows
     m: int
+    class_key: np.ndarray | None = None  # slot · n_classes + class of every rare entry
 
     def fill(self, binned, rows, per_row=None) -> np.ndarray:
         """Sums of ``per_row`` (a value per row of the data; None: count rows) per slot."""
@@ -202,6 +203,17 @@ class _Histogram:
         h = np.bincount(self.key, weights=weights, minlength=m * B).reshape(m, B)
         h[:, binned.common] = total[:, None] - np.add.reduceat(h, binned.start, axis=1)
         return h.ravel()
+
+    def fill_classes(self, binned, rows, weight, target, n_classes) -> np.ndarray:
+        """Class weights per slot, shape (m · n_bins, n_classes): one bincount for all."""
+        m, B, K = self.m, binned.n_bins, n_classes
+        if self.class_key is None:  # the level's classes (the root's: the same every round)
+            self.class_key = self.key * K + target[self.row]
+        total = np.bincount(self.lnode * K + target[rows], weights=weight[rows], minlength=m * K)
+        h = np.bincount(self.class_key, weights=weight[self.row],
+                        minlength=m * B * K).reshape(m, B, K)
+        h[:, binned.common] = total.reshape(m, 1, K) - np.add.reduceat(h, binned.start, axis=1)
+        return h.reshape(m * B, K)
 
 
 @dataclass
@@ -334,8 +346,12 @@ def _split(binned, level, open_, rows, node, target, weight, n_classes, min_leaf
     stats = _entry_stats(level, rows, node[keep], target, weight, n_classes)
     w_rows = weight[rows]
     uniform = not n_classes and bool(np.all(w_rows == w_rows[0]))
-    left = [geo.n_left() * w_rows[0] if uniform and q == 0  # equal weights: a row count
-            else geo.left_sums(geo.entry_sums(binned, st, rows)) for q, st in enumerate(stats)]
+    if n_classes and geo.hist is not None:  # all classes' slot sums at once
+        per_slot = geo.hist.fill_classes(binned, rows, weight, target, n_classes)[geo.sel]
+        left = [geo.left_sums(np.ascontiguousarray(column)) for column in per_slot.T]
+    else:
+        left = [geo.n_left() * w_rows[0] if uniform and q == 0  # equal weights: a row count
+                else geo.left_sums(geo.entry_sums(binned, st, rows)) for q, st in enumerate(stats)]
     cnode = geo.enode[geo.cut]
     totals = [np.bincount(lnode, weights=st[rows], minlength=m) for st in stats]
     gain = _gain(left, totals, level.impurity[open_ids], cnode, n_classes)
