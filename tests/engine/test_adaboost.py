@@ -16,6 +16,8 @@ from engine.ensemble._boost_tree import BinnedX, grow
 from engine.ensemble._weight_boosting import AdaBoostClassifier
 from engine.tree import DecisionTreeClassifier
 
+from ._grown import assert_same_tree
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -139,12 +141,7 @@ def test_binned_stump_is_the_tree_engines_stump():
         ours = grow(BinnedX.from_encoded(FeatureEncoder().fit(X).transform(X)), np.arange(n),
                     y, w, 3, depth, 2, leaf)
         ref = DecisionTreeClassifier(max_depth=depth, min_samples_leaf=leaf).fit(X, y, w).tree_
-        for name in ("children_left", "children_right", "feature", "split_kind", "missing_child",
-                     "n_node_samples", "depth", "parent"):
-            np.testing.assert_array_equal(getattr(ours, name), getattr(ref, name), err_msg=name)
-        for name in ("threshold", "value", "impurity", "weighted_n_node_samples"):
-            np.testing.assert_allclose(getattr(ours, name), getattr(ref, name), rtol=1e-9,
-                                       atol=1e-12, err_msg=name)
+        assert_same_tree(ours, ref)
 
 
 def test_binned_trees_on_sparse_data_with_a_cache_are_the_tree_engines():
@@ -165,11 +162,7 @@ def test_binned_trees_on_sparse_data_with_a_cache_are_the_tree_engines():
                                 return_leaves=True)
             np.testing.assert_array_equal(leaves, ours.apply(X))
             ref = DecisionTreeClassifier(max_depth=depth, min_samples_leaf=leaf).fit(X, y, w).tree_
-            for name in ("children_left", "feature", "n_node_samples"):
-                np.testing.assert_array_equal(getattr(ours, name), getattr(ref, name))
-            for name in ("threshold", "value", "impurity"):
-                np.testing.assert_allclose(getattr(ours, name), getattr(ref, name), rtol=1e-9,
-                                           atol=1e-12)
+            assert_same_tree(ours, ref)
 
 
 def test_any_estimator_falls_back_to_its_own_fit():

@@ -23,6 +23,8 @@ from engine.ensemble._losses import (
 )
 from engine.tree import DecisionTreeRegressor
 
+from ._grown import assert_same_tree
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -147,11 +149,8 @@ def test_binned_regression_tree_is_the_tree_engines_tree():
         ours = grow(BinnedX.from_encoded(FeatureEncoder().fit(X).transform(X)), np.arange(n),
                     r, w, 0, depth, 2, leaf)
         ref = DecisionTreeRegressor(max_depth=depth, min_samples_leaf=leaf).fit(X, r, w).tree_
-        for name in ("children_left", "feature", "missing_child", "n_node_samples", "parent"):
-            np.testing.assert_array_equal(getattr(ours, name), getattr(ref, name), err_msg=name)
-        for name in ("threshold", "value", "impurity", "weighted_n_node_samples"):
-            np.testing.assert_allclose(getattr(ours, name), getattr(ref, name), rtol=1e-9,
-                                       atol=1e-12, err_msg=name)
+        assert_same_tree(ours, ref, exact=("children_left", "feature", "missing_child",
+                                           "n_node_samples", "parent"))
 
 
 def test_binned_regression_trees_on_sparse_data_with_a_cache_are_the_tree_engines():
@@ -169,11 +168,8 @@ def test_binned_regression_trees_on_sparse_data_with_a_cache_are_the_tree_engine
             r = rng.normal(size=n)
             ours = grow(binned, np.arange(n), r, w, 0, depth, 2, leaf, cache)
             ref = DecisionTreeRegressor(max_depth=depth, min_samples_leaf=leaf).fit(X, r, w).tree_
-            for name in ("children_left", "feature", "n_node_samples"):
-                np.testing.assert_array_equal(getattr(ours, name), getattr(ref, name))
-            for name in ("threshold", "value", "impurity"):
-                np.testing.assert_allclose(getattr(ours, name), getattr(ref, name), rtol=1e-9,
-                                           atol=1e-12)
+            assert_same_tree(ours, ref, exact=("children_left", "feature", "missing_child",
+                                               "n_node_samples", "parent"))
 
 
 def test_dataframe_with_categories_takes_the_tree_estimator_path():
