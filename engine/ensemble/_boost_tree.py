@@ -353,7 +353,8 @@ def _split(binned, level, open_, rows, node, target, weight, n_classes, min_leaf
         left = [geo.n_left() * w_rows[0] if uniform and q == 0  # equal weights: a row count
                 else geo.left_sums(geo.entry_sums(binned, st, rows)) for q, st in enumerate(stats)]
     cnode = geo.enode[geo.cut]
-    totals = [np.bincount(lnode, weights=st[rows], minlength=m) for st in stats]
+    totals = (list(level.value[open_ids].T) if n_classes  # the class weights _measure summed
+              else [np.bincount(lnode, weights=st[rows], minlength=m) for st in stats])
     gain = _gain(left, totals, level.impurity[open_ids], cnode, n_classes)
     if min_leaf > 1:
         n_left = geo.n_left()
