@@ -9,8 +9,8 @@ bounded (``max_entries``), so a classroom server's memory stays bounded; a cache
 is shared by every student and must never be modified.
 
 A slot can also be filled ahead of time (:func:`prefetch`): a view that a student is
-likely to open next is computed in a background thread once the page has drawn, and
-the view then finds it ready (or waits under the same lock for it to finish).
+likely to open next is computed in a background thread while the page draws, and the
+view then finds it ready (or waits under the same lock for it to finish).
 """
 from __future__ import annotations
 
