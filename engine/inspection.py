@@ -25,7 +25,7 @@ from .tree._candidates import (
     node_at_depth,
     one_hot,
 )
-from .tree._tree import NUMERIC
+from .tree._tree import CATEGORICAL_BINARY
 
 __all__ = [
     "SPLIT_COLUMNS",
@@ -385,60 +385,92 @@ def oob_permutation_importance(forest, X, y, *, random_state=None, n_jobs=None) 
     if len(target) != forest.inbag_counts_.shape[1]:
         raise ValueError("X, y must be the rows the forest was fitted on (OOB is per training row).")
     seeds = draw_seeds(random_state, len(forest.estimators_))[:, 0]
-    tasks = [(member.tree_, forest.inbag_counts_[b] == 0, X_enc, target, seed,
-              forest._is_classifier) for b, (member, seed) in enumerate(
-                  zip(forest.estimators_, seeds, strict=True))]
-    drops = np.column_stack(run_parallel(_tree_permutation_drops, tasks, n_jobs))
-    return _importance_frame(forest.feature_names_in_, drops)
+    oob = forest.inbag_counts_ == 0
+    edges = _tree_groups(oob.sum(axis=1))
+    tasks = [([m.tree_ for m in forest.estimators_[a:b]], oob[a:b], X_enc, target, seeds[a:b],
+              forest._is_classifier) for a, b in zip(edges[:-1], edges[1:], strict=True)]
+    drops = np.concatenate(run_parallel(_permutation_drops, tasks, n_jobs))
+    return _importance_frame(forest.feature_names_in_, np.ascontiguousarray(drops.T))
 
 
-def _tree_permutation_drops(tree, oob, X_enc, target, seed, classifier: bool) -> np.ndarray:
-    """Score drop of one tree on its OOB rows (mask ``oob``) when each column in turn is
-    shuffled, with permutations from ``np.random.default_rng(seed)``.
+#: (tree, OOB row) pairs a group of trees walks together in the OOB permutation importance.
+PAIRS_PER_GROUP = 40_000
+
+
+def _tree_groups(n_oob: np.ndarray) -> list[int]:
+    """Edges of consecutive groups of trees with about :data:`PAIRS_PER_GROUP` OOB rows each."""
+    group = np.cumsum(n_oob) // PAIRS_PER_GROUP
+    return [0, *(np.flatnonzero(np.diff(group)) + 1).tolist(), len(n_oob)]
+
+
+def _permutation_drops(trees, oob, X_enc, target, seeds, classifier: bool) -> np.ndarray:
+    """Score drops (len(trees), n_features) of trees on their OOB rows (masks ``oob``)
+    when each column in turn is shuffled; tree b's permutations come from
+    ``np.random.default_rng(seeds[b])``, one per column in column order.
 
     Shuffling column k can only move a row whose path meets a split on k, and only
-    from the first such node down. So each row is walked once as it is, recording its
-    path; then every (row, k) pair with k on the row's path is walked again from that
-    node with the row's own values except column k, which takes the shuffled value.
-    Every other (row, k) keeps the row's leaf, and a column the tree never splits on
-    drops by 0 exactly. The scores are those of walking every shuffled copy in full.
+    from the first such node down. So each (tree, OOB row) pair is walked once as it
+    is, recording where its path first meets each column; then every (pair, k) with k
+    on the pair's path is walked again from that node with the row's own values
+    except column k, which takes the shuffled value. Every other (pair, k) keeps its
+    leaf, and a column a tree never splits on drops by 0 exactly. The scores are those
+    of walking every shuffled copy in full. The trees are walked together (one numpy
+    call per level serves them all), as in ``forest_apply``.
     """
-    X_oob, target = X_enc[oob], target[oob]
-    n, p = X_oob.shape
-    drops = np.zeros(p)
-    if n == 0 or tree.children_left[0] == TREE_LEAF:
-        return drops
-    rng = np.random.default_rng(seed)
-    shuffled_from = np.stack([rng.permutation(n) for _ in range(p)])  # one per column
-    flat = X_oob.ravel()  # (row, column) as one flat index: faster than pairs of indices
-    # Walk the rows as they are, keeping (row, node) where the path meets a split on
-    # a column for the first time: levels come shallowest first, and within a level
-    # each row appears once, so a (row, column) mark per level is enough.
-    leaf = np.zeros(n, dtype=np.intp)
-    seen = np.zeros(n * p, dtype=bool)
-    path_rows, path_nodes = [], []
-    rows, nodes = np.arange(n), np.zeros(n, dtype=np.intp)
-    for moved, reached in tree._descend(X_oob):
-        cell = rows * p + tree.feature[nodes]
+    from .ensemble._base import stack_trees
+
+    n, p = X_enc.shape
+    stacked = stack_trees(trees)
+    tree = stacked.tree
+    rows_of = [np.flatnonzero(mask) for mask in oob]
+    size = np.array([len(r) for r in rows_of])
+    pair_start = np.cumsum(size) - size
+    pair_row = np.concatenate(rows_of)
+    pair_tree = np.repeat(np.arange(len(trees)), size)
+    # Each tree's p permutations of its OOB rows, as training row numbers, flat:
+    # column k of tree b starts at p * pair_start[b] + k * size[b].
+    shuffled = np.concatenate([rows[np.stack([rng.permutation(len(rows)) for _ in range(p)])].ravel()
+                               for rows, rng in zip(rows_of, map(np.random.default_rng, seeds),
+                                                    strict=True)] or [np.zeros(0, np.intp)])
+    flat = np.ascontiguousarray(X_enc, dtype=np.float64).ravel()  # (row, column) as one index
+    missing = bool(np.isnan(flat).any())
+    categorical = bool((tree.split_kind >= CATEGORICAL_BINARY).any())
+    is_leaf = tree.children_left == TREE_LEAF
+    # Walk the pairs as they are, keeping (pair, node) where the path meets a split on a
+    # column for the first time: levels come shallowest first, and within a level each
+    # pair appears once, so a (pair, column) mark per level is enough.
+    leaf = stacked.roots[pair_tree]
+    seen = np.zeros(len(pair_row) * p, dtype=bool)
+    path_pairs, path_nodes = [], []
+    walking = np.flatnonzero(~is_leaf[leaf])
+    while len(walking):
+        at = leaf[walking]
+        f = tree.feature[at]
+        cell = walking * p + f
         first = ~seen[cell]
         seen[cell[first]] = True
-        path_rows.append(rows[first])
-        path_nodes.append(nodes[first])
-        leaf[moved] = reached
-        inner = tree.children_left[reached] != TREE_LEAF
-        rows, nodes = moved[inner], reached[inner]
-    row, node = np.concatenate(path_rows), np.concatenate(path_nodes)
-    k = tree.feature[node]  # (row, k): the first split on k on the row's path
-    value_k = flat[shuffled_from[k, row] * p + k]
-    missing = bool(np.isnan(flat).any())
-    categorical = bool((tree.split_kind != NUMERIC).any())
-    walking = np.arange(len(row))
-    while len(walking):
-        at, r = node[walking], row[walking]
-        f = tree.feature[at]
-        x = np.where(f == k[walking], value_k[walking], flat[r * p + f])
-        node[walking] = tree._step(at, x, missing, categorical)
-        walking = walking[tree.children_left[node[walking]] != TREE_LEAF]
+        path_pairs.append(walking[first])
+        path_nodes.append(at[first])
+        leaf[walking] = tree._step(at, flat[pair_row[walking] * p + f], missing, categorical)
+        walking = walking[~is_leaf[leaf[walking]]]
+    pair = np.concatenate(path_pairs or [np.zeros(0, np.intp)])
+    node = np.concatenate(path_nodes or [np.zeros(0, np.intp)])
+    k = tree.feature[node]  # (pair, k): the first split on k on the pair's path
+    b = pair_tree[pair]
+    local = pair - pair_start[b]
+    # Walk again, reading column k from the shuffled row: flat index (row or shuffled row) * p + f.
+    own_at = pair_row[pair] * p
+    shuffled_at = shuffled[p * pair_start[b] + k * size[b] + local] * p
+    if missing or categorical:
+        walking = np.arange(len(pair))
+        while len(walking):
+            at = node[walking]
+            f = tree.feature[at]
+            x = flat[np.where(f == k[walking], shuffled_at[walking], own_at[walking]) + f]
+            node[walking] = tree._step(at, x, missing, categorical)
+            walking = walking[~is_leaf[node[walking]]]
+    else:  # numeric splits, complete rows: forest_apply's lean steps, leaves step in place
+        _lean_walk(stacked, node, k, own_at, shuffled_at, flat, is_leaf)
 
     def per_row(leaves, truth):  # what the score averages: hits, or minus squared errors
         value = tree.value[leaves]
@@ -446,13 +478,38 @@ def _tree_permutation_drops(tree, oob, X_enc, target, seed, classifier: bool) ->
             return (np.argmax(value, axis=-1) == truth).astype(np.float64)
         return -((value[..., 0] - truth) ** 2)
 
-    splits_on = np.bincount(k, minlength=p) > 0
-    used, position = np.flatnonzero(splits_on), (np.cumsum(splits_on) - 1)[k]
-    base = per_row(leaf, target)
-    scores = np.tile(base, (len(used), 1))
-    scores[position, row] = per_row(node, target[row])
-    drops[used] = np.mean(base) - np.mean(scores, axis=1)
+    base, moved = per_row(leaf, target[pair_row]), per_row(node, target[pair_row[pair]])
+    by_tree = np.argsort(b, kind="stable")
+    ends = np.cumsum(np.bincount(b, minlength=len(trees)))
+    drops = np.zeros((len(trees), p))
+    for t, (lo, hi) in enumerate(zip(ends - np.diff(ends, prepend=0), ends, strict=True)):
+        if lo == hi:  # the tree is a single leaf, or has no OOB row
+            continue
+        mine = by_tree[lo:hi]
+        own = base[pair_start[t]:pair_start[t] + size[t]]
+        splits_on = np.bincount(k[mine], minlength=p) > 0
+        used, position = np.flatnonzero(splits_on), (np.cumsum(splits_on) - 1)[k[mine]]
+        scores = np.tile(own, (len(used), 1))
+        scores[position, local[mine]] = moved[mine]
+        drops[t, used] = np.mean(own) - np.mean(scores, axis=1)
     return drops
+
+
+def _lean_walk(stacked, node, k, own_at, shuffled_at, flat, is_leaf, steps: int = 4) -> None:
+    """Walk ``node`` (updated in place) down to the leaves of ``stacked``, column ``k``
+    read at ``shuffled_at``, the others at ``own_at`` (flat row offsets); finished walks
+    are dropped every ``steps`` steps (see ``engine.ensemble._base._apply_chunk``)."""
+    feature, threshold, left = stacked.walk_feature, stacked.walk_threshold, stacked.walk_left
+    walking = np.flatnonzero(~is_leaf[node])
+    at, k, own_at, shuffled_at = node[walking], k[walking], own_at[walking], shuffled_at[walking]
+    while len(walking):
+        for _ in range(steps):
+            f = feature[at]
+            at = left[at] + (flat[np.where(f == k, shuffled_at, own_at) + f] > threshold[at])
+        done = is_leaf[at]
+        node[walking[done]] = at[done]
+        going = ~done
+        walking, at, k, own_at, shuffled_at = (a[going] for a in (walking, at, k, own_at, shuffled_at))
 
 
 @dataclass
