@@ -461,16 +461,13 @@ def _permutation_drops(trees, oob, X_enc, target, seeds, classifier: bool) -> np
     # Walk again, reading column k from the shuffled row: flat index (row or shuffled row) * p + f.
     own_at = pair_row[pair] * p
     shuffled_at = shuffled[p * pair_start[b] + k * size[b] + local] * p
-    if missing or categorical:
-        walking = np.arange(len(pair))
-        while len(walking):
-            at = node[walking]
-            f = tree.feature[at]
-            x = flat[np.where(f == k[walking], shuffled_at[walking], own_at[walking]) + f]
-            node[walking] = tree._step(at, x, missing, categorical)
-            walking = walking[~is_leaf[node[walking]]]
-    else:  # numeric splits, complete rows: forest_apply's lean steps, leaves step in place
-        _lean_walk(stacked, node, k, own_at, shuffled_at, flat, is_leaf)
+    walking = np.arange(len(pair))
+    while len(walking):
+        at = node[walking]
+        f = tree.feature[at]
+        x = flat[np.where(f == k[walking], shuffled_at[walking], own_at[walking]) + f]
+        node[walking] = tree._step(at, x, missing, categorical)
+        walking = walking[~is_leaf[node[walking]]]
 
     def per_row(leaves, truth):  # what the score averages: hits, or minus squared errors
         value = tree.value[leaves]
@@ -493,23 +490,6 @@ def _permutation_drops(trees, oob, X_enc, target, seeds, classifier: bool) -> np
         scores[position, local[mine]] = moved[mine]
         drops[t, used] = np.mean(own) - np.mean(scores, axis=1)
     return drops
-
-
-def _lean_walk(stacked, node, k, own_at, shuffled_at, flat, is_leaf, steps: int = 4) -> None:
-    """Walk ``node`` (updated in place) down to the leaves of ``stacked``, column ``k``
-    read at ``shuffled_at``, the others at ``own_at`` (flat row offsets); finished walks
-    are dropped every ``steps`` steps (see ``engine.ensemble._base._apply_chunk``)."""
-    feature, threshold, left = stacked.walk_feature, stacked.walk_threshold, stacked.walk_left
-    walking = np.flatnonzero(~is_leaf[node])
-    at, k, own_at, shuffled_at = node[walking], k[walking], own_at[walking], shuffled_at[walking]
-    while len(walking):
-        for _ in range(steps):
-            f = feature[at]
-            at = left[at] + (flat[np.where(f == k, shuffled_at, own_at) + f] > threshold[at])
-        done = is_leaf[at]
-        node[walking[done]] = at[done]
-        going = ~done
-        walking, at, k, own_at, shuffled_at = (a[going] for a in (walking, at, k, own_at, shuffled_at))
 
 
 @dataclass

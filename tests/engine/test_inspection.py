@@ -180,7 +180,7 @@ def test_oob_permutation_importance_equals_scoring_every_shuffled_copy(kind):
     """Only the (row, column) pairs whose path meets a split on the column are walked
     again; the drops must equal those of walking every shuffled copy in full, with the
     same permutations (one per column per tree, drawn in column order from the tree's
-    own seed). "complete" (numeric, no missing value) takes the lean walk."""
+    own seed). "complete": numeric columns without missing values."""
     if kind == "complete":
         X, y = numeric_data("classifier", 240, seed=4)
         forest = RandomForestClassifier(n_estimators=8, random_state=1).fit(X, y)
