@@ -386,21 +386,29 @@ def oob_permutation_importance(forest, X, y, *, random_state=None, n_jobs=None) 
         raise ValueError("X, y must be the rows the forest was fitted on (OOB is per training row).")
     seeds = draw_seeds(random_state, len(forest.estimators_))[:, 0]
     oob = forest.inbag_counts_ == 0
-    edges = _tree_groups(oob.sum(axis=1))
+    edges = _tree_groups(oob.sum(axis=1), X_enc.shape[1])
     tasks = [([m.tree_ for m in forest.estimators_[a:b]], oob[a:b], X_enc, target, seeds[a:b],
               forest._is_classifier) for a, b in zip(edges[:-1], edges[1:], strict=True)]
     drops = np.concatenate(run_parallel(_permutation_drops, tasks, n_jobs))
     return _importance_frame(forest.feature_names_in_, np.ascontiguousarray(drops.T))
 
 
-#: (tree, OOB row) pairs a group of trees walks together in the OOB permutation importance.
-PAIRS_PER_GROUP = 40_000
+#: (tree, OOB row) pairs × columns of one group of trees walked together in the OOB
+#: permutation importance (its marks and permutations take about 9 bytes a cell; 200
+#: spambase trees make 8 groups).
+CELLS_PER_GROUP = 2_000_000
 
 
-def _tree_groups(n_oob: np.ndarray) -> list[int]:
-    """Edges of consecutive groups of trees with about :data:`PAIRS_PER_GROUP` OOB rows each."""
-    group = np.cumsum(n_oob) // PAIRS_PER_GROUP
-    return [0, *(np.flatnonzero(np.diff(group)) + 1).tolist(), len(n_oob)]
+def _tree_groups(n_oob: np.ndarray, n_columns: int) -> list[int]:
+    """Edges of consecutive groups of trees whose OOB rows × ``n_columns`` stay within
+    :data:`CELLS_PER_GROUP` (a tree with more is a group of its own)."""
+    edges, cells = [0], 0
+    for b, n in enumerate(n_oob):
+        if cells and cells + n * n_columns > CELLS_PER_GROUP:
+            edges.append(b)
+            cells = 0
+        cells += n * n_columns
+    return [*edges, len(n_oob)]
 
 
 def _permutation_drops(trees, oob, X_enc, target, seeds, classifier: bool) -> np.ndarray:
@@ -419,7 +427,7 @@ def _permutation_drops(trees, oob, X_enc, target, seeds, classifier: bool) -> np
     """
     from .ensemble._base import stack_trees
 
-    n, p = X_enc.shape
+    p = X_enc.shape[1]
     stacked = stack_trees(trees)
     tree = stacked.tree
     rows_of = [np.flatnonzero(mask) for mask in oob]

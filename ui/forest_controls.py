@@ -150,7 +150,7 @@ def correlation(_forest, _dataset: Dataset, content_hash: str, params: tuple) ->
 def _importance(forest, dataset: Dataset, params: dict, noise: bool):
     """The key and the computation of the forest's OOB permutation importance."""
     def compute() -> pd.DataFrame:
-        with worker_processes():  # groups of trees on the forest's workers (0.75 → 0.5 s)
+        with worker_processes():  # groups of trees on the forest's workers: 0.75 s → 0.5 s
             return oob_permutation_importance(forest, training_rows(dataset, noise),
                                               dataset.y_train, random_state=params["random_state"],
                                               n_jobs=FIT_JOBS)

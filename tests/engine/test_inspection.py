@@ -166,6 +166,21 @@ def test_oob_permutation_importance_ranks_the_signals_first(signal_forest):
     assert (noise.importance_mean.abs() < 3 * noise.importance_std / np.sqrt(50) + 0.005).all()
 
 
+@pytest.mark.parametrize("n_jobs", [None, 2])
+def test_oob_permutation_importance_does_not_depend_on_how_trees_are_grouped(monkeypatch, n_jobs):
+    """Trees are walked in groups bounded by CELLS_PER_GROUP (and spread over workers);
+    one tree per group must give the same table, bit for bit."""
+    from engine import inspection
+
+    X, y = mixed_frame("classifier")
+    forest = RandomForestClassifier(n_estimators=9, random_state=3).fit(X, y)
+    together = oob_permutation_importance(forest, X, y, random_state=2)
+    monkeypatch.setattr(inspection, "CELLS_PER_GROUP", 1)
+    assert len(inspection._tree_groups(np.full(9, 10), 3)) == 10  # every tree alone
+    apart = oob_permutation_importance(forest, X, y, random_state=2, n_jobs=n_jobs)
+    pd.testing.assert_frame_equal(together, apart, check_exact=True)
+
+
 def test_oob_permutation_importance_of_an_unused_column_is_exactly_zero():
     X, y = two_signals(200, seed=2)
     X[:, 4] = 1.0  # constant: no tree can split on it, shuffling it changes nothing
