@@ -352,15 +352,18 @@ def _split(binned, level, open_, rows, node, target, weight, n_classes, min_leaf
     else:
         left = [geo.n_left() * w_rows[0] if uniform and q == 0  # equal weights: a row count
                 else geo.left_sums(geo.entry_sums(binned, st, rows)) for q, st in enumerate(stats)]
-    cnode = geo.enode[geo.cut]
+    # cuts lie in node order: each node's count of them turns per-node figures into
+    # per-cut ones by np.repeat, a streaming copy instead of a gather
+    per_node = np.diff(np.searchsorted(geo.cut, np.searchsorted(geo.enode, np.arange(m + 1))))
+    cnode = np.repeat(np.arange(m), per_node)
     totals = (list(level.value[open_ids].T) if n_classes  # the class weights _measure summed
               else [np.bincount(lnode, weights=st[rows], minlength=m) for st in stats])
-    gain = _gain(left, totals, level.impurity[open_ids], cnode, n_classes)
+    gain = _gain(left, totals, level.impurity[open_ids], per_node, n_classes)
     if min_leaf > 1:
         n_left = geo.n_left()
-        n_node = np.bincount(lnode, minlength=m)[cnode]
+        n_node = np.repeat(np.bincount(lnode, minlength=m), per_node)
         gain = np.where((n_left >= min_leaf) & (n_node - n_left >= min_leaf), gain, -np.inf)
-    chosen, at = _choose(gain, cnode, m, level.impurity[open_ids])
+    chosen, at = _choose(gain, cnode, per_node, level.impurity[open_ids])
     c = geo.cut[chosen]
     bin_ = geo.ebin[c]
     lo, hi = binned.values[bin_], binned.values[geo.ebin[c + 1]]
@@ -374,11 +377,11 @@ def _split(binned, level, open_, rows, node, target, weight, n_classes, min_leaf
     return _route(binned, at, rows, lnode, open_ids, bin_)
 
 
-def _gain(left, totals, impurity, cnode, n_classes):
+def _gain(left, totals, impurity, per_node, n_classes):
     """Δ of every cut from the left child's statistics and its node's totals and
-    impurity (per node; ``cnode`` is each cut's node)."""
+    impurity (per node; the cuts come node after node, ``per_node`` of each)."""
     # a node's figure at each cut (one node, as at every root: the number itself)
-    at_cut = (lambda a: a[0]) if len(impurity) == 1 else (lambda a: a[cnode])  # noqa: E731
+    at_cut = (lambda a: a[0]) if len(impurity) == 1 else (lambda a: np.repeat(a, per_node))  # noqa: E731
     if n_classes:
         # W·gini = W - Σ_q W_q² / W per child, so Δ = impurity - 1 + (Σ_children Σ_q W_q² / W_child) / W
         total = sum(totals)
@@ -397,16 +400,17 @@ def _gain(left, totals, impurity, cnode, n_classes):
     return np.divide(a, np.maximum(w_right, _TINY, out=w_right), out=a)
 
 
-def _choose(gain, cnode, m, impurity):
+def _choose(gain, cnode, per_node, impurity):
     """Per node the first cut (lowest feature, then threshold) within 1e-12 of the best."""
     # cuts are sorted by node: per-node maxima by reduceat over the node boundaries
-    bounds = np.searchsorted(cnode, np.arange(m + 1))
+    m = len(per_node)
+    bounds = np.concatenate([[0], np.cumsum(per_node)])
     has = bounds[1:] > bounds[:-1]
     best = np.full(m, -np.inf)
     if has.any():
         best[has] = np.maximum.reduceat(gain, bounds[:-1][has])
     floor = best - _TIE * np.maximum(np.abs(best), impurity)
-    near = np.flatnonzero(gain >= (floor[0] if m == 1 else floor[cnode]))
+    near = np.flatnonzero(gain >= (floor[0] if m == 1 else np.repeat(floor, per_node)))
     near = near[np.isfinite(gain[near])]  # a node whose every cut is barred has best -inf
     first = np.ones(len(near), dtype=bool)
     first[1:] = cnode[near[1:]] != cnode[near[:-1]]
