@@ -228,7 +228,7 @@ class _Geometry:
 
     sel: np.ndarray    # entries (indices into ent_row / ent_bin) in (node, bin) order
     ebin: np.ndarray   # their global bins
-    enode: np.ndarray  # their nodes
+    enode: np.ndarray | None  # histogram mode: their nodes (entry mode: see ``blocks``)
     cut: np.ndarray    # positions p: a cut between entries p and p + 1
     first: np.ndarray | None = None    # histogram mode: the first position of each cut's run
     erow: np.ndarray | None = None     # entry mode: the row of every entry
@@ -263,6 +263,12 @@ class _Geometry:
             at += size
         return out[self.cut]
 
+    def node_starts(self, m: int) -> np.ndarray:
+        """(m + 1,) the first entry of each node, then the number of entries."""
+        if self.blocks is not None:
+            return np.concatenate([[0], np.cumsum(self.blocks * (len(self.sel) // int(self.blocks.sum())))])
+        return np.searchsorted(self.enode, np.arange(m + 1))
+
     def n_left(self):
         """Rows left of every cut."""
         if self.blocks is not None:
@@ -295,16 +301,20 @@ def _geometry(binned, rows, lnode, m, n_total) -> _Geometry:
         first = np.flatnonzero(start)[np.cumsum(start) - 1]
         return _Geometry(sel, ebin, enode, cut, first[cut], hist=hist, counts=counts[sel])
     nd = node_of_row[binned.ent_row]
-    sel = np.flatnonzero(nd >= 0) if len(rows) < n_total else np.arange(len(nd))
+    sel = np.flatnonzero(nd >= 0) if len(rows) < n_total else None  # None: every entry
     if m > 1:  # radix sort by node keeps each node's entries in bin order
-        sel = sel[np.argsort(nd[sel].astype(np.int16 if m < 2**15 else np.int32), kind="stable")]
+        key = (nd if sel is None else nd[sel]).astype(np.int16 if m < 2**15 else np.int32)
+        by_node = np.argsort(key, kind="stable")
+        sel = by_node if sel is None else sel[by_node]
+    elif sel is None:
+        sel = np.arange(len(nd))
     ebin, blocks = binned.ent_bin[sel], np.bincount(lnode, minlength=m)
     # node j's entries: p runs of n_j, one per feature; a cut wherever the bin changes
     # inside a run. within[i]: entries of i's run up to and including i.
     within = np.concatenate([np.tile(np.arange(1, n + 1), p) for n in blocks])
     cut = np.flatnonzero((within[1:] > 1) & (ebin[1:] != ebin[:-1]))
-    return _Geometry(sel, ebin, np.repeat(np.arange(m), blocks * p), cut,
-                     erow=binned.ent_row[sel], blocks=blocks, n_left_=within[cut])
+    return _Geometry(sel, ebin, None, cut, erow=binned.ent_row[sel], blocks=blocks,
+                     n_left_=within[cut])
 
 
 def _boundary_cuts(binned, geo: _Geometry, target) -> _Geometry:
@@ -354,7 +364,7 @@ def _split(binned, level, open_, rows, node, target, weight, n_classes, min_leaf
                 else geo.left_sums(geo.entry_sums(binned, st, rows)) for q, st in enumerate(stats)]
     # cuts lie in node order: each node's count of them turns per-node figures into
     # per-cut ones by np.repeat, a streaming copy instead of a gather
-    per_node = np.diff(np.searchsorted(geo.cut, np.searchsorted(geo.enode, np.arange(m + 1))))
+    per_node = np.diff(np.searchsorted(geo.cut, geo.node_starts(m)))
     cnode = np.repeat(np.arange(m), per_node)
     totals = (list(level.value[open_ids].T) if n_classes  # the class weights _measure summed
               else [np.bincount(lnode, weights=st[rows], minlength=m) for st in stats])
@@ -425,7 +435,7 @@ def _route(binned, at, rows, lnode, open_ids, cut):
     moving = s >= 0
     rows, s = rows[moving], s[moving]
     f = binned.feature_of_bin[cut]
-    side = (binned.gbin[rows, f[s]] > cut[s]).astype(np.intp)
+    side = (binned.gbin.ravel()[rows * binned.gbin.shape[1] + f[s]] > cut[s]).astype(np.intp)
     return rows, 2 * s + side, np.repeat(at, 2)
 
 
