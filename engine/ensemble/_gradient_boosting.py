@@ -135,6 +135,10 @@ class _BaseGradientBoosting(BaseEstimator):
         if isinstance(self.loss_, SquaredError):
             return
         in_bag = leaves[rows]
+        if hasattr(self.loss_, "leaf_values"):  # Newton steps: every leaf in one pass
+            found, steps = self.loss_.leaf_values(in_bag, target[rows], S[rows], r[rows], w[rows], k)
+            tree.tree_.value[found, 0] = steps
+            return
         for leaf in np.unique(in_bag):
             idx = rows[in_bag == leaf]
             tree.tree_.value[leaf, 0] = self.loss_.leaf_value(target[idx], S[idx], r[idx], w[idx], k)

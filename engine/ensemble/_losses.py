@@ -142,6 +142,15 @@ def _newton(num: np.ndarray, den: np.ndarray, w: np.ndarray) -> float:
     return 0.0 if abs(bottom) < 1e-150 else float(top / bottom)
 
 
+def _newton_by_leaf(leaf: np.ndarray, num: np.ndarray, den: np.ndarray, w: np.ndarray):
+    """:func:`_newton` of every leaf at once: (the leaves present in ``leaf``, their steps)."""
+    found = np.flatnonzero(np.bincount(leaf))
+    top = np.bincount(leaf, weights=w * num)[found]
+    bottom = np.bincount(leaf, weights=w * den)[found]
+    small = np.abs(bottom) < 1e-150
+    return found, np.where(small, 0.0, top / np.where(small, 1.0, bottom))
+
+
 class BinomialLogLoss:
     """Two classes, :math:`p = 1/(1 + e^{-S})`; deviance :math:`-2[y\\ln p + (1-y)\\ln(1-p)]`.
 
@@ -170,6 +179,11 @@ class BinomialLogLoss:
     def leaf_value(self, y, S, r, w, k):
         p = self.proba(S)[:, 1]
         return _newton(r, p * (1 - p), w)
+
+    def leaf_values(self, leaf, y, S, r, w, k):
+        """:meth:`leaf_value` of every leaf (ids ``leaf`` per row) in one pass."""
+        p = self.proba(S)[:, 1]
+        return _newton_by_leaf(leaf, r, p * (1 - p), w)
 
 
 class MultinomialLogLoss:
@@ -205,6 +219,13 @@ class MultinomialLogLoss:
         a = np.abs(r)
         K = self.n_scores
         return (K - 1) / K * _newton(r, a * (1 - a), w)
+
+    def leaf_values(self, leaf, y, S, r, w, k):
+        """:meth:`leaf_value` of every leaf (ids ``leaf`` per row) in one pass."""
+        a = np.abs(r)
+        K = self.n_scores
+        found, step = _newton_by_leaf(leaf, r, a * (1 - a), w)
+        return found, (K - 1) / K * step
 
 
 REGRESSION_LOSSES = {"squared_error": SquaredError, "absolute_error": AbsoluteError,
