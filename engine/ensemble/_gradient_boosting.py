@@ -134,14 +134,8 @@ class _BaseGradientBoosting(BaseEstimator):
         """Replace each leaf's mean residual by the loss's optimal step (squared error: same)."""
         if isinstance(self.loss_, SquaredError):
             return
-        in_bag = leaves[rows]
-        if hasattr(self.loss_, "leaf_values"):  # Newton steps: every leaf in one pass
-            found, steps = self.loss_.leaf_values(in_bag, target[rows], S[rows], r[rows], w[rows], k)
-            tree.tree_.value[found, 0] = steps
-            return
-        for leaf in np.unique(in_bag):
-            idx = rows[in_bag == leaf]
-            tree.tree_.value[leaf, 0] = self.loss_.leaf_value(target[idx], S[idx], r[idx], w[idx], k)
+        found, steps = self.loss_.leaf_values(leaves[rows], target[rows], S[rows], r[rows], w[rows], k)
+        tree.tree_.value[found, 0] = steps
 
     def _raw_stages(self, X) -> Iterator[np.ndarray]:
         """The score :math:`S_t` (n_samples, K) after each round t = 1..n_rounds."""

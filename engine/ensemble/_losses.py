@@ -7,8 +7,9 @@ regression and binary classification, K classes otherwise) and knows
 * ``negative_gradient(y, S)``: :math:`-\\partial L(y, S) / \\partial S`, the
   pseudo-residuals the round's tree is fitted to;
 * ``__call__(y, S, w)``: the weighted mean loss (what ``train_score_`` records);
-* ``leaf_value(y, S, r, w, k)``: the line search in one leaf (rows given), i.e. the
-  step the leaf adds before shrinkage.
+* ``leaf_values(leaf, y, S, r, w, k)``: the line search, i.e. the step each leaf adds
+  before shrinkage, for rows in leaves ``leaf``; returns (the leaves present, their
+  steps). Squared error has none: the tree's leaf means are the step.
 
 ``y`` is the float target for regression and the class code (0..K-1) for
 classification. Scales follow scikit-learn's ``train_score_``: squared error is the
@@ -70,11 +71,19 @@ class SquaredError:
     def __call__(self, y, S, w):
         return _mean((y - S[:, 0]) ** 2, w)
 
-    def leaf_value(self, y, S, r, w, k):
-        return _mean(r, w)  # the tree's leaf mean: no extra line search is needed
+
+class _MedianLeaves:
+    """Losses whose leaf step needs the leaf's rows together (a weighted median): the
+    rows of one leaf at a time go to ``leaf_value(y, S, r, w, k)``."""
+
+    def leaf_values(self, leaf, y, S, r, w, k):
+        found = np.unique(leaf)
+        steps = [self.leaf_value(y[at], S[at], r[at], w[at], k)
+                 for at in (np.flatnonzero(leaf == j) for j in found)]
+        return found, np.array(steps)
 
 
-class AbsoluteError:
+class AbsoluteError(_MedianLeaves):
     """:math:`L = |y - S|`; negative gradient :math:`\\mathrm{sign}(y - S)`; leaves take
     the weighted median of :math:`y - S` (Friedman 2001, LAD_TreeBoost).
 
@@ -97,7 +106,7 @@ class AbsoluteError:
         return weighted_quantile(y - S[:, 0], w, 0.5)
 
 
-class HuberLoss:
+class HuberLoss(_MedianLeaves):
     """Huber's loss with δ the ``alpha``-quantile of :math:`|y - S|`, re-set each round:
     :math:`\\tfrac12 d^2` for :math:`|d| \\le δ`, :math:`δ(|d| - δ/2)` beyond (d = y - S).
 
@@ -137,13 +146,9 @@ def _softmax(S: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
-def _newton(num: np.ndarray, den: np.ndarray, w: np.ndarray) -> float:
-    top, bottom = np.sum(w * num), np.sum(w * den)
-    return 0.0 if abs(bottom) < 1e-150 else float(top / bottom)
-
-
-def _newton_by_leaf(leaf: np.ndarray, num: np.ndarray, den: np.ndarray, w: np.ndarray):
-    """:func:`_newton` of every leaf at once: (the leaves present in ``leaf``, their steps)."""
+def _newton(leaf: np.ndarray, num: np.ndarray, den: np.ndarray, w: np.ndarray):
+    """One Newton step per leaf, Σ w·num / Σ w·den over its rows (0 where the denominator
+    vanishes): (the leaves present in ``leaf``, their steps)."""
     found = np.flatnonzero(np.bincount(leaf))
     top = np.bincount(leaf, weights=w * num)[found]
     bottom = np.bincount(leaf, weights=w * den)[found]
@@ -176,14 +181,9 @@ class BinomialLogLoss:
         # ln(1 + e^S) - y S, written with logaddexp so large |S| cannot overflow
         return 2.0 * _mean(np.logaddexp(0.0, S[:, 0]) - y * S[:, 0], w)
 
-    def leaf_value(self, y, S, r, w, k):
-        p = self.proba(S)[:, 1]
-        return _newton(r, p * (1 - p), w)
-
     def leaf_values(self, leaf, y, S, r, w, k):
-        """:meth:`leaf_value` of every leaf (ids ``leaf`` per row) in one pass."""
         p = self.proba(S)[:, 1]
-        return _newton_by_leaf(leaf, r, p * (1 - p), w)
+        return _newton(leaf, r, p * (1 - p), w)
 
 
 class MultinomialLogLoss:
@@ -215,16 +215,10 @@ class MultinomialLogLoss:
         log_norm = top + np.log(np.exp(S - top[:, None]).sum(axis=1))
         return _mean(log_norm - S[np.arange(len(y)), y], w)
 
-    def leaf_value(self, y, S, r, w, k):
-        a = np.abs(r)
-        K = self.n_scores
-        return (K - 1) / K * _newton(r, a * (1 - a), w)
-
     def leaf_values(self, leaf, y, S, r, w, k):
-        """:meth:`leaf_value` of every leaf (ids ``leaf`` per row) in one pass."""
         a = np.abs(r)
         K = self.n_scores
-        found, step = _newton_by_leaf(leaf, r, a * (1 - a), w)
+        found, step = _newton(leaf, r, a * (1 - a), w)
         return found, (K - 1) / K * step
 
 
