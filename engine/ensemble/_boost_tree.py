@@ -254,7 +254,7 @@ class _Geometry:
         if self.blocks is None:
             c = cumsum0(x)  # c[i]: the sum of the first i entries
             return c[self.cut + 1] - c[self.first]
-        p = len(x) // int(self.blocks.sum())
+        p = self.runs_per_node
         out, at = np.empty_like(x), 0
         for n_rows in self.blocks:  # a node's runs as the rows of a matrix: one cumsum each
             size = p * n_rows
@@ -263,10 +263,15 @@ class _Geometry:
             at += size
         return out[self.cut]
 
+    @property
+    def runs_per_node(self) -> int:
+        """Entry mode: the features, one run of each per node."""
+        return len(self.sel) // int(self.blocks.sum())
+
     def node_starts(self, m: int) -> np.ndarray:
         """(m + 1,) the first entry of each node, then the number of entries."""
         if self.blocks is not None:
-            return np.concatenate([[0], np.cumsum(self.blocks * (len(self.sel) // int(self.blocks.sum())))])
+            return np.concatenate([[0], np.cumsum(self.blocks * self.runs_per_node)])
         return np.searchsorted(self.enode, np.arange(m + 1))
 
     def n_left(self):
