@@ -297,8 +297,8 @@ def _geometry(binned, rows, lnode, m, n_total) -> _Geometry:
             rare_row, rare_bin, nd = rare_row[inside], rare_bin[inside], nd[inside]
         hist = _Histogram(nd * B + rare_bin, rare_row, lnode, m)
         counts = hist.fill(binned, rows)
-        sel = np.flatnonzero(counts)
-        ebin, enode = sel % B, sel // B
+        sel = np.flatnonzero(counts > 0)  # of a bool: numpy's fast path (float: 5x slower)
+        enode, ebin = np.divmod(sel, B)
         start = np.ones(len(sel), dtype=bool)  # a new (node, feature) run
         efeat = binned.feature_of_bin[ebin]
         start[1:] = (enode[1:] != enode[:-1]) | (efeat[1:] != efeat[:-1])
