@@ -223,7 +223,9 @@ def _split_level(prep, crit, record, totals, open_, rows, node, order, used, gro
     allowed = None
     if grow.draws:
         priority = grow.priority(open_ids, prep.n_features)
-        allowed = draw_features(prep.row_codes, level, params.max_features, priority)
+        source, rows_there = prep.in_source(level.rows)
+        allowed = draw_features(source.row_codes, rows_there, level, params.max_features,
+                                priority)
     cands, orders = _all_candidates(prep, crit, level, order, params, allowed)
     chosen = choose_splits(cands, level, allowed)
     gain = np.where(chosen >= 0, np.append(cands.gain, 0.0)[chosen], 0.0)
@@ -301,8 +303,9 @@ def _numeric_parts(prep, crit, level, order, min_leaf, allowed=None) -> list[Can
         parts.append(part)
     if len(sorted_) and allowed is not None:
         drawn = numeric_allowed[:, sorted_]
-        part = drawn_numeric_candidates(crit, level, prep.numeric_values, prep.rank, sorted_,
-                                        drawn, min_leaf)
+        source, rows_there = prep.in_source(level.rows)
+        part = drawn_numeric_candidates(crit, level, source.numeric_values, source.rank,
+                                        rows_there, sorted_, drawn, min_leaf)
         part.feature = prep.numeric[sorted_[part.feature]]
         parts.append(part)
     elif len(sorted_):
@@ -352,7 +355,8 @@ def _route(prep, record, rows, node, open_ids) -> np.ndarray:
     feature = record.feature[at]
     split = feature >= 0
     x = np.full(len(rows), np.nan)
-    x[split] = prep.values.ravel()[feature[split] * prep.values.shape[1] + rows[split]]  # 1-D
+    source, rows_there = prep.in_source(rows[split])
+    x[split] = source.values.ravel()[feature[split] * source.values.shape[1] + rows_there]  # 1-D
     offset = np.where(x <= record.threshold[at], 0, 1)
     kind = record.kind[at]
     cat = split & (kind != NUMERIC) & ~np.isnan(x)
