@@ -322,27 +322,26 @@ def _slot_histogram(crit, level, prep, coded, runs: _HistogramRuns):
 
         def per_pair(a):
             return a[rows]
-    keep = np.bincount(key, minlength=runs.n_slots) > 0
+    n_rows = np.bincount(key, minlength=runs.n_slots)
+    keep = n_rows > 0
     missing_at = runs.start + runs.width - 1
     keep[missing_at] = True
     kept = np.flatnonzero(keep)
     kept_key = (np.cumsum(keep) - 1)[key]                   # slot -> position among kept
     hist = np.empty((len(kept), crit.stats.shape[1]))
+    hist[:, -1] = n_rows[kept]  # the row count, every criterion's last statistic
     if getattr(crit, "unit_weight", False):  # class counts: one unweighted bincount
         k = crit.n_classes
         counts = np.bincount(kept_key * k + per_pair(crit.codes), minlength=len(kept) * k)
         hist[:, :-1] = counts.reshape(len(kept), k)
-        hist[:, -1] = hist[:, :-1].sum(axis=1)
     elif hasattr(crit, "codes"):  # weighted class counts: one bincount by (slot, class)
         k = crit.n_classes
         sums = np.bincount(kept_key * k + per_pair(crit.codes), weights=per_pair(crit.row_weight),
                            minlength=len(kept) * k)
         hist[:, :-1] = sums.reshape(len(kept), k)
-        hist[:, -1] = np.bincount(kept_key, minlength=len(kept))
     else:
         for s, column in enumerate(crit.stats_t):
             hist[:, s] = np.bincount(kept_key, weights=per_pair(column), minlength=len(kept))
-        hist[:, -1] = np.bincount(kept_key, minlength=len(kept))
     slot_run = np.searchsorted(runs.start, kept, side="right") - 1
     slot_bin = kept - runs.start[slot_run]
     return hist, slot_run, slot_bin, slot_bin == runs.width[slot_run] - 1
