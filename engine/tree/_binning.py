@@ -237,19 +237,22 @@ def histogram_candidates(crit, level, prep, coded, min_leaf, allowed=None) -> Ca
     m, n_stats = level.n_nodes, crit.stats.shape[1]
     runs = _histogram_runs(level, prep, coded, allowed)
     hist, slot_run, slot_bin, missing_slot = _slot_histogram(crit, level, prep, coded, runs)
-    nan = hist[missing_slot]                       # (n_runs, n_stats), one per run
-    hist[missing_slot] = 0.0
-    cum = np.cumsum(hist, axis=0)
+    # rows of 2-D arrays by np.take (about 4x faster than indexing with [])
+    rows_of = lambda a, at: np.take(a, at, axis=0)  # noqa: E731
     run_end = np.flatnonzero(missing_slot)
-    before = np.concatenate([np.zeros((1, n_stats)), cum[run_end[:-1]]])
-    present_tot = cum[run_end] - before
+    nan = rows_of(hist, run_end)                   # (n_runs, n_stats), one per run
+    hist[run_end] = 0.0
+    cum = np.cumsum(hist, axis=0)
+    before = np.concatenate([np.zeros((1, n_stats)), rows_of(cum, run_end[:-1])])
+    present_tot = rows_of(cum, run_end) - before
     cut = np.flatnonzero(~missing_slot[:-1] & ~missing_slot[1:])  # next slot: same run, a value
     run = slot_run[cut]
     node, f_pos = runs.node[run], runs.feature[run]
-    left = cum[cut] - before[run]
+    left = rows_of(cum, cut) - rows_of(before, run)
     has_nan = bool((nan[:, -1] > 0).any())
     gain, score, missing = score_binary(
-        crit, level, node, left, present_tot[run] - left, nan[run] if has_nan else None, min_leaf,
+        crit, level, node, left, rows_of(present_tot, run) - left,
+        rows_of(nan, run) if has_nan else None, min_leaf,
     )
     offset = prep.bin_start[coded][f_pos]
     lo, hi = prep.bin_values[offset + slot_bin[cut]], prep.bin_values[offset + slot_bin[cut + 1]]

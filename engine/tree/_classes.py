@@ -345,7 +345,7 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities (n_samples, n_classes): the leaf's weighted class shares."""
         leaves = self.apply(X)
-        value = self.tree_.value[leaves]
+        value = np.take(self.tree_.value, leaves, axis=0)  # rows: faster than []
         return value / value.sum(axis=1, keepdims=True)
 
     def predict(self, X) -> np.ndarray:

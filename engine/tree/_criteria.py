@@ -114,7 +114,8 @@ def sum_by_node(stats: np.ndarray, rows: np.ndarray, node: np.ndarray, n_nodes: 
     """Sum of the rows' statistics per node, shape (n_nodes, n_stats): one bincount."""
     n_stats = stats.shape[1]
     key = node[:, None] * n_stats + np.arange(n_stats)
-    flat = np.bincount(key.ravel(), weights=stats[rows].ravel(), minlength=n_nodes * n_stats)
+    rows_stats = np.take(stats, rows, axis=0)  # a 2-D array's rows: take is ~4x faster than []
+    flat = np.bincount(key.ravel(), weights=rows_stats.ravel(), minlength=n_nodes * n_stats)
     return flat.reshape(n_nodes, n_stats)
 
 

@@ -81,7 +81,7 @@ def _score(crit, left, right, parent, parent_imp, min_leaf, min_gain):
 
 def score_binary(crit, level, node, left, right, nan, min_leaf):
     """Try the node's missing rows on each side; keep the better (ties: right)."""
-    parent = level.totals[node]
+    parent = np.take(level.totals, node, axis=0)  # rows of a 2-D array: faster than []
     imp, min_gain = level.impurity[node], level.min_gain[node]
     if nan is None:
         gain, score = _score(crit, left, right, parent, imp, min_leaf, min_gain)
@@ -249,17 +249,18 @@ def _numeric_chunk(crit, level, n_f, runs: _Runs, min_leaf) -> Candidates:
     if len(sums) < len(crit.stats_t):  # unit weights: the last class is the rest
         left[:, -2] = left[:, -1] - left[:, :-2].sum(axis=1)
         present_tot[:, -2] = present_tot[:, -1] - present_tot[:, :-2].sum(axis=-1)
-    present_tot = present_tot.reshape(n_f, m, n_stats)
-    nan_tot = level.totals[None] - present_tot
-    right = present_tot[f_idx, node] - left
-    nan = nan_tot[f_idx, node] if any_missing else None
+    # per run (feature * m + node), as the cuts' ``group`` counts them
+    nan_tot = np.tile(level.totals, (n_f, 1)) - present_tot
+    right = np.take(present_tot, group, axis=0) - left  # take: rows 4x faster than [group]
+    nan = np.take(nan_tot, group, axis=0) if any_missing else None
     gain, score, missing = score_binary(crit, level, node, left, right, nan, min_leaf)
     lo, hi = v[pos], v[pos + 1]
     threshold = lo / 2.0 + hi / 2.0
     threshold = np.where(threshold >= hi, lo, threshold)  # rounding must not swallow hi
     cands = Candidates(node, f_idx, score, gain, pos - runs.start[group], threshold, missing)
     if any_missing:
-        extra = missing_only_candidates(crit, level, present_tot, nan_tot, min_leaf)
+        extra = missing_only_candidates(crit, level, present_tot.reshape(n_f, m, n_stats),
+                                        nan_tot.reshape(n_f, m, n_stats), min_leaf)
         cands = Candidates.concat([cands, extra])
     return keep_valid(cands)
 
