@@ -362,7 +362,8 @@ def _split(binned, level, open_, rows, node, target, weight, n_classes, min_leaf
     w_rows = weight[rows]
     uniform = not n_classes and bool(np.all(w_rows == w_rows[0]))
     if n_classes and geo.hist is not None:  # all classes' slot sums at once
-        per_slot = geo.hist.fill_classes(binned, rows, weight, target, n_classes)[geo.sel]
+        per_slot = np.take(geo.hist.fill_classes(binned, rows, weight, target, n_classes), geo.sel,
+                           axis=0)  # rows of a 2-D array: take is faster than []
         left = [geo.left_sums(np.ascontiguousarray(column)) for column in per_slot.T]
     else:
         left = [geo.n_left() * w_rows[0] if uniform and q == 0  # equal weights: a row count

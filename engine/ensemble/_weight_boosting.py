@@ -186,7 +186,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
                 learner = as_estimator(tree, clone(template), self.encoder_, self.classes_)
                 if (leaves < 0).any():  # rows of zero weight: walk them down
                     leaves = tree.apply(X_enc)
-                return learner, _plurality_codes(tree.value[leaves])
+                return learner, _plurality_codes(np.take(tree.value, leaves, axis=0))
             return fit_round
 
         def fit_slow(alpha):
