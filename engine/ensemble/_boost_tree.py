@@ -28,6 +28,7 @@ from functools import cached_property
 import numpy as np
 
 from ..tree import DecisionTreeClassifier, DecisionTreeRegressor, Tree
+from ..tree._binning import smallest_int
 from ..tree._splitter import cumsum0
 
 _EPS = np.finfo(np.float64).eps
@@ -41,7 +42,7 @@ class BinnedX:
 
     Attributes
     ----------
-    gbin : ndarray of intp, shape (n_samples, n_features)
+    gbin : ndarray of the narrowest integer type, shape (n_samples, n_features)
         Rank of the value among column j's distinct values plus ``start[j]``.
     values : ndarray of float64, shape (n_bins,)
         The distinct values, column after column, ascending within a column.
@@ -67,7 +68,7 @@ class BinnedX:
         if self.ent_row is None:  # the (row, feature) entries sorted by global bin
             flat = self.gbin.ravel()
             order = np.argsort(flat, kind="stable")
-            self.ent_row, self.ent_bin = order // self.gbin.shape[1], flat[order]
+            self.ent_row, self.ent_bin = order // self.gbin.shape[1], flat[order].astype(np.intp)
         per_bin = np.bincount(self.ent_bin, minlength=len(self.values))
         self.common = np.array([a + np.argmax(per_bin[a:b])
                                 for a, b in zip(self.start, self.stop, strict=True)], dtype=np.intp)
@@ -76,7 +77,7 @@ class BinnedX:
     def rare(self) -> tuple[np.ndarray, np.ndarray]:
         """The (row, feature) entries outside their column's common bin: rows, bins."""
         outside = self.gbin != self.common
-        return np.nonzero(outside)[0], self.gbin[outside]
+        return np.nonzero(outside)[0], self.gbin[outside].astype(np.intp)
 
     @classmethod
     def from_encoded(cls, X_enc: np.ndarray) -> BinnedX:
@@ -91,6 +92,8 @@ class BinnedX:
         sorted_bin = np.cumsum(new, axis=0) - 1 + start
         gbin = np.empty((n, p), dtype=np.intp)
         np.put_along_axis(gbin, order, sorted_bin, axis=0)
+        # routing gathers scattered entries of it: the narrowest type keeps it in cache
+        gbin = gbin.astype(smallest_int(int(sizes.sum()) - 1 if n else 0))
         return cls(gbin, ascending.T[new.T], start, start + sizes,
                    np.repeat(np.arange(p), sizes), order.T.ravel(), sorted_bin.T.ravel())
 

@@ -132,16 +132,26 @@ class PreparedFeatures:
 
         Several trees' in-bag rows one after the other make one problem for
         :func:`._builder.build_trees`. The presorted orders (``with_order``) are
-        sorted again by rank, stably, so equal values keep the order of ``rows``; a
-        forest that draws features does not need them (an empty order is kept).
+        sorted again by rank, stably, so equal values keep the order of ``rows``.
+
+        A forest that draws features needs no orders (``with_order`` False) and reads
+        every value through :meth:`in_source`: then nothing is copied, and the result's
+        own tables of rows are empty (a spambase stack of 25 trees would copy ≈ 50 MB).
         """
+        if not with_order:
+            empty = lambda a: a[:, :0]  # noqa: E731
+            out = PreparedFeatures(
+                empty(self.values), self.numeric, self.categorical, self.n_categories,
+                numeric_values=empty(self.numeric_values), order=empty(self.order),
+                coded=self.coded, codes=self.codes[:0], n_bins=self.n_bins,
+                bin_values=self.bin_values, bin_start=self.bin_start,
+            )
+            out._source = (self, rows)
+            return out
         values = np.take(self.values, rows, axis=1)  # C order, unlike values[:, rows]
         rank = np.take(self.rank, rows, axis=1)
-        if with_order:
-            small = rank.shape[1] and rank.max(initial=0) < 2**16  # radix sort
-            order = np.argsort(rank.astype(np.uint16) if small else rank, axis=1, kind="stable")
-        else:
-            order = np.zeros((len(self.numeric), 0), dtype=np.intp)
+        small = rank.shape[1] and rank.max(initial=0) < 2**16  # radix sort
+        order = np.argsort(rank.astype(np.uint16) if small else rank, axis=1, kind="stable")
         out = PreparedFeatures(
             values, self.numeric, self.categorical, self.n_categories,
             numeric_values=_rows_of(values, self.numeric), order=order.astype(np.intp, copy=False),
@@ -186,7 +196,7 @@ def prepare_features(
     return PreparedFeatures(
         values, numeric, categorical, n_categories, numeric_values, order,
         coded=np.array(coded, dtype=np.intp),
-        codes=np.array(codes, dtype=_smallest_int(n_bins.max(initial=0)))
+        codes=np.array(codes, dtype=smallest_int(n_bins.max(initial=0)))
         .reshape(len(coded), values.shape[1]).T.copy(),
         n_bins=n_bins,
         bin_values=np.concatenate(distinct) if distinct else np.zeros(0),
@@ -194,7 +204,7 @@ def prepare_features(
     )
 
 
-def _smallest_int(largest: int) -> type:
+def smallest_int(largest: int) -> type:
     """The narrowest integer type holding 0 .. ``largest``: a small table of codes
     stays in the processor's cache when scattered entries are gathered from it."""
     return next(t for t in (np.uint8, np.int16, np.int32, np.int64) if largest <= np.iinfo(t).max)
@@ -308,7 +318,8 @@ def _slot_histogram(crit, level, prep, coded, runs: _HistogramRuns):
     its run, value code and whether it is the run's missing slot.
     """
     if len(runs.start) == runs.pair_start.size:  # every pair searched
-        codes = prep.codes[level.rows]
+        source, source_rows = prep.in_source(level.rows)
+        codes = source.codes[source_rows]
         if len(coded) < codes.shape[1]:
             codes = codes[:, coded]
         key = (runs.pair_start.T[level.node] + codes).ravel()

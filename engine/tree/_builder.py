@@ -268,7 +268,8 @@ def _all_candidates(prep, crit, level, order, params, allowed=None):
         if allowed is not None and not allowed[:, j].any():
             continue
         n_cat = int(prep.n_categories[j])
-        x = prep.values[j, level.rows]
+        source, rows_there = prep.in_source(level.rows)
+        x = source.values[j, rows_there]
         codes = np.where(np.isnan(x), n_cat, x).astype(np.intp)
         hist = category_histogram(crit, level, codes, n_cat)
         if params.multiway:
