@@ -197,12 +197,14 @@ class _Histogram:
     m: int
     class_key: np.ndarray | None = None  # slot · n_classes + class of every rare entry
 
-    def fill(self, binned, rows, per_row=None) -> np.ndarray:
-        """Sums of ``per_row`` (a value per row of the data; None: count rows) per slot."""
+    def fill(self, binned, rows, per_row=None, total=None) -> np.ndarray:
+        """Sums of ``per_row`` (a value per row of the data; None: count rows) per slot.
+        ``total``: its sum per node over ``rows``, if the caller has it."""
         m, B = self.m, binned.n_bins
         weights = None if per_row is None else per_row[self.row]
-        total = np.bincount(self.lnode, weights=None if per_row is None else per_row[rows],
-                            minlength=m)
+        if total is None:
+            total = np.bincount(self.lnode, weights=None if per_row is None else per_row[rows],
+                                minlength=m)
         h = np.bincount(self.key, weights=weights, minlength=m * B).reshape(m, B)
         h[:, binned.common] = total[:, None] - np.add.reduceat(h, binned.start, axis=1)
         return h.ravel()
@@ -246,11 +248,12 @@ class _Geometry:
         return _Geometry(self.sel, self.ebin, self.enode, self.cut[cuts], pick(self.first),
                          self.erow, self.blocks, pick(self.n_left_), self.hist, self.counts)
 
-    def entry_sums(self, binned, stat, rows):
-        """The statistic summed per entry (per non-empty slot in histogram mode)."""
+    def entry_sums(self, binned, stat, rows, total):
+        """The statistic summed per entry (per non-empty slot in histogram mode);
+        ``total`` is its sum per node."""
         if self.hist is None:
             return stat[self.erow]
-        return self.hist.fill(binned, rows, stat)[self.sel]
+        return self.hist.fill(binned, rows, stat, total)[self.sel]
 
     def left_sums(self, x: np.ndarray) -> np.ndarray:
         """Per cut, ``x`` summed over its (node, feature) run up to the cut."""
@@ -285,10 +288,11 @@ class _Geometry:
         return cum[self.cut + 1] - cum[self.first]
 
 
-def _geometry(binned, rows, lnode, m, n_total) -> _Geometry:
+def _geometry(binned, rows, lnode, m, n_total, n_node) -> _Geometry:
     """Entries in (node, bin) order: one per (row, feature), or, when the level's
     (node, bin) slots are fewer than half the row entries (few distinct values, e.g.
-    spambase's many zeros), one per non-empty slot of a histogram."""
+    spambase's many zeros), one per non-empty slot of a histogram. ``n_node``: rows per
+    node."""
     B, p = binned.n_bins, binned.gbin.shape[1]
     node_of_row = np.full(n_total, -1, np.intp)
     node_of_row[rows] = lnode
@@ -299,7 +303,7 @@ def _geometry(binned, rows, lnode, m, n_total) -> _Geometry:
             inside = nd >= 0
             rare_row, rare_bin, nd = rare_row[inside], rare_bin[inside], nd[inside]
         hist = _Histogram(nd * B + rare_bin, rare_row, lnode, m)
-        counts = hist.fill(binned, rows)
+        counts = hist.fill(binned, rows, total=n_node)
         sel = np.flatnonzero(counts > 0)  # of a bool: numpy's fast path (float: 5x slower)
         enode, ebin = np.divmod(sel, B)
         start = np.ones(len(sel), dtype=bool)  # a new (node, feature) run
@@ -356,7 +360,7 @@ def _split(binned, level, open_, rows, node, target, weight, n_classes, min_leaf
     root = cache is not None and len(open_) == 1 and len(rows) == len(weight)
     geo = cache.get("root") if root else None
     if geo is None:
-        geo = _geometry(binned, rows, lnode, m, len(weight))
+        geo = _geometry(binned, rows, lnode, m, len(weight), level.n[open_ids])
         if n_classes and min_leaf == 1 and geo.hist is None:
             geo = _boundary_cuts(binned, geo, target)
         if root:
@@ -364,19 +368,22 @@ def _split(binned, level, open_, rows, node, target, weight, n_classes, min_leaf
     stats = _entry_stats(level, rows, node[keep], target, weight, n_classes)
     w_rows = weight[rows]
     uniform = not n_classes and bool(np.all(w_rows == w_rows[0]))
+    # per node: the class weights _measure summed; for regression, its weights and the
+    # centred sums (all of a node's rows are here, in the same order: the same sums)
+    totals = (list(level.value[open_ids].T) if n_classes else
+              [level.weight[open_ids], np.bincount(lnode, weights=stats[1][rows], minlength=m)])
     if n_classes and geo.hist is not None:  # all classes' slot sums at once
         per_slot = np.take(geo.hist.fill_classes(binned, rows, weight, target, n_classes), geo.sel,
                            axis=0)  # rows of a 2-D array: take is faster than []
         left = [geo.left_sums(np.ascontiguousarray(column)) for column in per_slot.T]
     else:
         left = [geo.n_left() * w_rows[0] if uniform and q == 0  # equal weights: a row count
-                else geo.left_sums(geo.entry_sums(binned, st, rows)) for q, st in enumerate(stats)]
+                else geo.left_sums(geo.entry_sums(binned, st, rows, totals[q]))
+                for q, st in enumerate(stats)]
     # cuts lie in node order: each node's count of them turns per-node figures into
     # per-cut ones by np.repeat, a streaming copy instead of a gather
     per_node = np.diff(np.searchsorted(geo.cut, geo.node_starts(m)))
     cnode = np.repeat(np.arange(m), per_node)
-    totals = (list(level.value[open_ids].T) if n_classes  # the class weights _measure summed
-              else [np.bincount(lnode, weights=st[rows], minlength=m) for st in stats])
     gain = _gain(left, totals, level.impurity[open_ids], per_node, n_classes)
     if min_leaf > 1:
         n_left = geo.n_left()
