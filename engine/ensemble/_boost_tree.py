@@ -117,6 +117,7 @@ class _Level:
     feature: np.ndarray
     threshold: np.ndarray
     missing: np.ndarray  # child offset (0 left, 1 right) of split nodes, -1 at leaves
+    centred: np.ndarray | None = None  # regression: w·(y - node mean) of the level's rows
 
 
 def grow(binned: BinnedX, rows: np.ndarray, target: np.ndarray, weight: np.ndarray,
@@ -164,16 +165,19 @@ def _measure(rows, node, parent, target, weight, n_classes) -> _Level:
         value, impurity = counts, 1.0 - np.sum(share**2, axis=1)
     else:
         safe = np.where(total > 0, total, 1.0)
-        mean = np.bincount(node, weights=w * target[rows], minlength=m) / safe
-        centred = target[rows] - mean[node]
+        y = target[rows]
+        mean = np.bincount(node, weights=w * y, minlength=m) / safe
+        centred = y - mean[node]
         rss = np.bincount(node, weights=w * centred**2, minlength=m)
         value, impurity = mean[:, None], np.where(total > 0, rss / safe, 0.0)
+        centred *= w
     return _Level(value, impurity + 0.0, n, total, parent, np.full(m, -2, np.intp),
-                  np.full(m, np.nan), np.full(m, -1, np.intp))
+                  np.full(m, np.nan), np.full(m, -1, np.intp), None if n_classes else centred)
 
 
-def _entry_stats(level, rows, node, target, weight, n_classes):
-    """Per-row statistics (k, n_total): class weights, or w and w·(y - node mean)."""
+def _entry_stats(level, rows, keep, target, weight, n_classes):
+    """Per-row statistics (k, n_total): class weights, or w and w·(y - node mean).
+    ``rows`` are the level's rows ``keep`` (those of open nodes)."""
     n_total = len(weight)
     if n_classes:
         out = np.zeros((n_classes, n_total))
@@ -182,7 +186,7 @@ def _entry_stats(level, rows, node, target, weight, n_classes):
     out = np.zeros((2, n_total))
     out[0, rows] = weight[rows]
     # centred on the node mean, so that running sums stay small (as the tree builder does)
-    out[1, rows] = weight[rows] * (target[rows] - level.value[node, 0])
+    out[1, rows] = level.centred[keep]
     return out
 
 
@@ -365,7 +369,7 @@ def _split(binned, level, open_, rows, node, target, weight, n_classes, min_leaf
             geo = _boundary_cuts(binned, geo, target)
         if root:
             cache["root"] = geo
-    stats = _entry_stats(level, rows, node[keep], target, weight, n_classes)
+    stats = _entry_stats(level, rows, keep, target, weight, n_classes)
     w_rows = weight[rows]
     uniform = not n_classes and bool(np.all(w_rows == w_rows[0]))
     # per node: the class weights _measure summed; for regression, its weights and the
