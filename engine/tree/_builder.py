@@ -28,6 +28,7 @@ from ._splitter import (
     drawn_numeric_candidates,
     multiway_candidates,
     numeric_candidates,
+    select_candidates,
 )
 from ._tree import (
     CATEGORICAL_BINARY,
@@ -274,7 +275,7 @@ def _all_candidates(prep, crit, level, order, params, allowed=None):
         hist = category_histogram(crit, level, codes, n_cat)
         if params.multiway:
             part = multiway_candidates(crit, level, hist, params.min_samples_leaf)
-            part = _select(part, ~level.used[part.node, j])
+            part = select_candidates(part, ~level.used[part.node, j])
         else:
             part, orders[j] = binary_category_candidates(crit, level, hist, params.min_samples_leaf)
         part.feature = np.full(len(part.node), j, dtype=np.intp)
@@ -316,10 +317,6 @@ def _numeric_parts(prep, crit, level, order, min_leaf, allowed=None) -> list[Can
         part.feature = prep.numeric[sorted_[part.feature]]
         parts.append(part)
     return parts
-
-
-def _select(cands: Candidates, mask: np.ndarray) -> Candidates:
-    return Candidates(**{k: getattr(cands, k)[mask] for k in Candidates.__dataclass_fields__})
 
 
 def _describe_splits(record, at, cands, chosen, split_local, orders, prep):
