@@ -67,11 +67,12 @@ def _fit_member(estimator, data: _TrainingData, bootstrap_seed: int):
     return estimator, counts
 
 
-#: Rows × features of one stack of trees grown together (its stacked copy of the data
-#: takes about 24 bytes a cell): big enough that a level's numpy calls serve many trees.
-#: 5 million (25 spambase trees, ≈ 95 MiB at the peak of a fit) against 2 million:
-#: 100 spambase trees 7% faster on one core, 200 on two workers 1.95 → 1.65-1.8 s
-#: (8 even stacks instead of 20 uneven ones; bench/README.md).
+#: Rows × features of one stack of trees grown together: big enough that a level's numpy
+#: calls serve many trees. A forest that draws features reads the data where it is
+#: (``PreparedFeatures.take``); bagging with every feature takes a stacked copy, about 24
+#: bytes a cell. 5 million (25 spambase trees; a 100-tree forest's fit peaks at ≈ 37 MiB)
+#: against 2 million: 100 spambase trees 7% faster on one core, 200 on two workers
+#: 1.95 → 1.65-1.8 s (8 even stacks instead of 20 uneven ones; bench/README.md).
 STACK_CELLS = 5_000_000
 #: At most this many trees per stack, so progress still moves on small data.
 MAX_STACK = 25
