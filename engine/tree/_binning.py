@@ -119,7 +119,8 @@ class PreparedFeatures:
 
         Both hold the same values, but a forest's stacked preparation repeats the data
         once per tree: gathers of scattered entries from the source's tables, the size of
-        the data, stay in the processor's cache (spambase: 3x faster).
+        the data, stay in the processor's cache (the feature draw's gather on spambase: 2.4x
+        faster).
         """
         source = getattr(self, "_source", None)
         if source is None:
