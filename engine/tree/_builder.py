@@ -132,7 +132,8 @@ def build_trees(prep: PreparedFeatures, crit, params: GrowParams, tree_of_row) -
     rows, node = np.arange(len(tree_of_row)), tree_of_row.astype(np.intp)
     used = np.zeros((n_trees, prep.n_features), dtype=bool)
     draws = params.max_features is not None and params.max_features < prep.n_features
-    order = None if draws else prep.order  # a forest's draws sort their own rows
+    # a forest's draws sort their own rows
+    order = None if draws else _Orders(prep.order, prep.coded, prep.values.shape[1])
     parent, previous, tree_of_node = np.full(n_trees, -1), None, np.arange(n_trees)
     records: list[_LevelRecord] = []
     while len(parent):
@@ -205,6 +206,53 @@ def _splittable(record: _LevelRecord, depth: int, params: GrowParams) -> np.ndar
     )
 
 
+class _Orders:
+    """Each numeric feature's active rows sorted by value (missing last), kept up to date
+    from level to level by dropping the rows that left.
+
+    Few-valued features (``coded``) are mostly counted by histogram, which needs no order:
+    theirs are brought up to date only at a level that sorts one of them (a stale order
+    holds every current row, in value order, among rows that have left).
+    """
+
+    def __init__(self, order: np.ndarray, coded: np.ndarray, n_samples: int):
+        lazy = np.zeros(len(order), dtype=bool)
+        lazy[coded] = True
+        self._groups = [np.flatnonzero(~lazy), np.flatnonzero(lazy)]  # eager, lazy
+        self._orders = [order[g] for g in self._groups]
+        self._where = np.empty(len(order), dtype=np.intp)  # a feature's row in its group
+        for g in self._groups:
+            self._where[g] = np.arange(len(g))
+        self._lazy = lazy
+        self._active = np.zeros(n_samples, dtype=bool)
+        self._n_rows = n_samples
+
+    def keep(self, rows: np.ndarray) -> None:
+        """The level's rows are now ``rows``: the eager orders drop the others."""
+        self._active[:] = False
+        self._active[rows] = True
+        self._n_rows = len(rows)
+        self._bring_up(0)
+
+    def _bring_up(self, group: int) -> None:
+        order = self._orders[group]
+        if order.shape[1] != self._n_rows:
+            self._orders[group] = order[self._active[order]].reshape(len(order), self._n_rows)
+
+    def of(self, features: np.ndarray) -> np.ndarray:
+        """(len(features), rows) orders of the numeric features ``features``."""
+        lazy = self._lazy[features]
+        if lazy.any():
+            self._bring_up(1)
+        if not lazy.any() and len(features) == len(self._groups[0]):
+            return self._orders[0]  # every eager feature, in order: no copy
+        out = np.empty((len(features), self._n_rows), dtype=np.intp)
+        for group, in_group in ((0, ~lazy), (1, lazy)):
+            if in_group.any():
+                out[in_group] = self._orders[group][self._where[features[in_group]]]
+        return out
+
+
 def _split_level(prep, crit, record, totals, open_, rows, node, order, used, grow: _LevelGrowth):
     """Search the open nodes, apply the chosen splits, route rows to the next level."""
     params = grow.params
@@ -214,9 +262,7 @@ def _split_level(prep, crit, record, totals, open_, rows, node, order, used, gro
     keep = local[node] >= 0
     rows, node = rows[keep], local[node[keep]]
     if order is not None:
-        active = np.zeros(prep.values.shape[1], dtype=bool)
-        active[rows] = True
-        order = order[active[order]].reshape(len(order), len(rows))
+        order.keep(rows)
     level = Level(
         rows=rows, node=node, totals=totals[open_ids], impurity=record.impurity[open_ids],
         min_gain=_min_gain(crit, record.impurity[open_ids]), used=used[open_ids],
@@ -311,9 +357,9 @@ def _numeric_parts(prep, crit, level, order, min_leaf, allowed=None) -> list[Can
         part.feature = prep.numeric[sorted_[part.feature]]
         parts.append(part)
     elif len(sorted_):
-        every = len(sorted_) == len(prep.numeric)  # then no copies of the big arrays
+        every = len(sorted_) == len(prep.numeric)  # then no copy of the values
         values = prep.numeric_values if every else prep.numeric_values[sorted_]
-        part = numeric_candidates(crit, level, values, order if every else order[sorted_], min_leaf)
+        part = numeric_candidates(crit, level, values, order.of(sorted_), min_leaf)
         part.feature = prep.numeric[sorted_[part.feature]]
         parts.append(part)
     return parts
