@@ -323,7 +323,8 @@ def _slot_histogram(crit, level, prep, coded, runs: _HistogramRuns):
         codes = source.codes[source_rows]
         if len(coded) < codes.shape[1]:
             codes = codes[:, coded]
-        key = (runs.pair_start.T[level.node] + codes).ravel()
+        # each row's first slot per feature: rows of the (m, features) table, by take
+        key = (np.take(np.ascontiguousarray(runs.pair_start.T), level.node, axis=0) + codes).ravel()
 
         def per_pair(a):  # a row statistic, repeated for each of the row's pairs
             return np.repeat(a[level.rows], len(coded))
@@ -337,26 +338,29 @@ def _slot_histogram(crit, level, prep, coded, runs: _HistogramRuns):
 
         def per_pair(a):
             return a[rows]
-    n_rows = np.bincount(key, minlength=runs.n_slots)
+    # Sums over every slot, then the occupied ones taken: cheaper than renumbering each
+    # entry's slot among the occupied ones first (a gather per entry, a pass per slot).
+    n_slots = runs.n_slots
+    if getattr(crit, "unit_weight", False):  # class counts: one unweighted bincount
+        k = crit.n_classes
+        sums = np.bincount(key * k + per_pair(crit.codes), minlength=n_slots * k).reshape(n_slots, k)
+        n_rows = sum(sums[:, q] for q in range(k))  # column by column: no slow row sums
+    else:
+        n_rows = np.bincount(key, minlength=n_slots)
+        if hasattr(crit, "codes"):  # weighted class counts: one bincount by (slot, class)
+            k = crit.n_classes
+            sums = np.bincount(key * k + per_pair(crit.codes), weights=per_pair(crit.row_weight),
+                               minlength=n_slots * k).reshape(n_slots, k)
+        else:
+            sums = np.column_stack([np.bincount(key, weights=per_pair(column), minlength=n_slots)
+                                    for column in crit.stats_t])
     keep = n_rows > 0
     missing_at = runs.start + runs.width - 1
     keep[missing_at] = True
     kept = np.flatnonzero(keep)
-    kept_key = (np.cumsum(keep) - 1)[key]                   # slot -> position among kept
     hist = np.empty((len(kept), crit.stats.shape[1]))
     hist[:, -1] = n_rows[kept]  # the row count, every criterion's last statistic
-    if getattr(crit, "unit_weight", False):  # class counts: one unweighted bincount
-        k = crit.n_classes
-        counts = np.bincount(kept_key * k + per_pair(crit.codes), minlength=len(kept) * k)
-        hist[:, :-1] = counts.reshape(len(kept), k)
-    elif hasattr(crit, "codes"):  # weighted class counts: one bincount by (slot, class)
-        k = crit.n_classes
-        sums = np.bincount(kept_key * k + per_pair(crit.codes), weights=per_pair(crit.row_weight),
-                           minlength=len(kept) * k)
-        hist[:, :-1] = sums.reshape(len(kept), k)
-    else:
-        for s, column in enumerate(crit.stats_t):
-            hist[:, s] = np.bincount(kept_key, weights=per_pair(column), minlength=len(kept))
+    hist[:, :-1] = np.take(sums, kept, axis=0)
     slot_run = np.searchsorted(runs.start, kept, side="right") - 1
     slot_bin = kept - runs.start[slot_run]
     return hist, slot_run, slot_bin, slot_bin == runs.width[slot_run] - 1
