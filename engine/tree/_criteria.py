@@ -166,7 +166,7 @@ class ClassificationCriterion:
     def _cost(self, stats: np.ndarray) -> np.ndarray:
         """Weighted impurity n·I(t) straight from counts (fast on many candidates)."""
         columns = [stats[..., q] for q in range(self.n_classes)]
-        w = sum(columns)
+        w = self.weight(stats)
         if self.name == "gini":  # n - Σ n_q² / n
             return w - sum(c * c for c in columns) / np.where(w > 0, w, 1.0)
         if self.name == "misclassification":  # n - max n_q
@@ -174,6 +174,8 @@ class ClassificationCriterion:
         return _xlog2x(w) - sum(_xlog2x(c) for c in columns)  # n·H = n log n - Σ n_q log n_q
 
     def weight(self, stats: np.ndarray) -> np.ndarray:
+        if self.unit_weight:  # every row weighs 1: the row count, the same integer
+            return stats[..., -1]
         return sum(stats[..., q] for q in range(self.n_classes))
 
     def gain(self, children: list[np.ndarray], parent: np.ndarray, parent_imp) -> np.ndarray:
