@@ -266,13 +266,12 @@ def _split_level(prep, crit, record, totals, open_, rows, node, order, used, gro
     level = Level(
         rows=rows, node=node, totals=totals[open_ids], impurity=record.impurity[open_ids],
         min_gain=_min_gain(crit, record.impurity[open_ids]), used=used[open_ids],
+        data_rows=prep.in_source(rows),
     )
     allowed = None
     if grow.draws:
         priority = grow.priority(open_ids, prep.n_features)
-        source, rows_there = prep.in_source(level.rows)
-        allowed = draw_features(source.row_codes, rows_there, level, params.max_features,
-                                priority)
+        allowed = draw_features(prep.source.row_codes, level, params.max_features, priority)
     cands, orders = _all_candidates(prep, crit, level, order, params, allowed)
     chosen = choose_splits(cands, level, allowed)
     gain = np.where(chosen >= 0, np.append(cands.gain, 0.0)[chosen], 0.0)
@@ -282,7 +281,7 @@ def _split_level(prep, crit, record, totals, open_, rows, node, order, used, gro
     at = open_ids[split]
     record.improvement[at] = improvement[split]
     _describe_splits(record, at, cands, chosen[split], split, orders, prep)
-    child = _route(prep, record, rows, node, open_ids)
+    child = _route(prep, record, level, open_ids)
     _fill_default_children(record, at, child, crit.weight(np.take(crit.stats, rows, axis=0)))
     moving = child >= 0
     next_used = used[open_ids][np.repeat(split, record.n_children[at])]
@@ -315,8 +314,7 @@ def _all_candidates(prep, crit, level, order, params, allowed=None):
         if allowed is not None and not allowed[:, j].any():
             continue
         n_cat = int(prep.n_categories[j])
-        source, rows_there = prep.in_source(level.rows)
-        x = source.values[j, rows_there]
+        x = prep.source.values[j, level.data_rows]
         codes = np.where(np.isnan(x), n_cat, x).astype(np.intp)
         hist = category_histogram(crit, level, codes, n_cat)
         if params.multiway:
@@ -351,9 +349,9 @@ def _numeric_parts(prep, crit, level, order, min_leaf, allowed=None) -> list[Can
         parts.append(part)
     if len(sorted_) and allowed is not None:
         drawn = numeric_allowed[:, sorted_]
-        source, rows_there = prep.in_source(level.rows)
-        part = drawn_numeric_candidates(crit, level, source.numeric_values, source.rank,
-                                        rows_there, sorted_, drawn, min_leaf)
+        source = prep.source
+        part = drawn_numeric_candidates(crit, level, source.numeric_values, source.rank, sorted_,
+                                        drawn, min_leaf)
         part.feature = prep.numeric[sorted_[part.feature]]
         parts.append(part)
     elif len(sorted_):
@@ -393,14 +391,15 @@ def _describe_splits(record, at, cands, chosen, split_local, orders, prep):
         record.category_child[at[sel], :n_cat] = offsets
 
 
-def _route(prep, record, rows, node, open_ids) -> np.ndarray:
-    """Next-level local node of every row (-1 for rows of nodes that stay leaves)."""
-    at = open_ids[node]
+def _route(prep, record, level, open_ids) -> np.ndarray:
+    """Next-level local node of every row of ``level`` (-1 for rows of nodes that stay
+    leaves)."""
+    at = open_ids[level.node]
     feature = record.feature[at]
     split = feature >= 0
-    x = np.full(len(rows), np.nan)
-    source, rows_there = prep.in_source(rows[split])
-    x[split] = source.values.ravel()[feature[split] * source.values.shape[1] + rows_there]  # 1-D
+    x = np.full(len(level.rows), np.nan)
+    values = prep.source.values
+    x[split] = values.ravel()[feature[split] * values.shape[1] + level.data_rows[split]]  # 1-D
     offset = np.where(x <= record.threshold[at], 0, 1)
     kind = record.kind[at]
     cat = split & (kind != NUMERIC) & ~np.isnan(x)

@@ -60,6 +60,7 @@ class Level:
     impurity: np.ndarray   # (m,)
     min_gain: np.ndarray   # (m,) a split must beat this Δ (float noise guard)
     used: np.ndarray       # (m, n_features) attributes used up by multiway splits
+    data_rows: np.ndarray  # (r,) the same rows in the preparation's ``source`` (in_source)
 
     @property
     def n_nodes(self) -> int:
@@ -126,14 +127,12 @@ def numeric_candidates(crit, level, values, order, min_leaf) -> Candidates:
     return Candidates.concat(parts)
 
 
-def drawn_numeric_candidates(crit, level, values, rank, rows_there, columns, allowed,
-                             min_leaf) -> Candidates:
+def drawn_numeric_candidates(crit, level, values, rank, columns, allowed, min_leaf) -> Candidates:
     """Candidates ``x <= t`` of the numeric (node, feature) pairs a forest drew.
 
     ``columns`` selects rows of ``values`` and ``rank`` (see
-    :attr:`._binning.PreparedFeatures.rank`), whose columns ``rows_there`` are the
-    level's rows (:meth:`._binning.PreparedFeatures.in_source`); ``allowed``
-    (m, len(columns)) says which
+    :attr:`._binning.PreparedFeatures.rank`) of the preparation's ``source``, where the
+    level's rows are ``level.data_rows``; ``allowed`` (m, len(columns)) says which
     of them each node drew. Only the rows of drawn pairs are touched: they are sorted
     by (feature, node, value rank) in one go, so no presorted order of every feature
     has to be carried from level to level. Returned ``feature`` indexes ``columns``.
@@ -141,7 +140,7 @@ def drawn_numeric_candidates(crit, level, values, rank, rows_there, columns, all
     m = level.n_nodes
     at, f = drawn_entries(allowed, level.node)
     row, group = level.rows[at], f * m + level.node[at]
-    at_value = columns[f] * values.shape[1] + rows_there[at]  # flat (column, row) indices
+    at_value = columns[f] * values.shape[1] + level.data_rows[at]  # flat (column, row) indices
     by_run = _sort_by_run(f, level.node[at], m, rank.ravel()[at_value])  # ties: row order
     row, group, at_value = row[by_run], group[by_run], at_value[by_run]
     count = np.bincount(group, minlength=len(columns) * m)
@@ -443,12 +442,11 @@ def choose_splits(cands: Candidates, level: Level, allowed: np.ndarray | None = 
     return chosen
 
 
-def draw_features(row_codes: np.ndarray, rows: np.ndarray, level: Level, k: int,
-                  priority: np.ndarray) -> np.ndarray:
+def draw_features(row_codes: np.ndarray, level: Level, k: int, priority: np.ndarray) -> np.ndarray:
     """Per node, ``k`` features drawn at random among those not constant in the node.
 
     ``row_codes`` (n_samples, n_features) codes every value, equal values alike (see
-    :attr:`._binning.PreparedFeatures.row_codes`); ``rows`` are the level's rows in it.
+    :attr:`._binning.PreparedFeatures.row_codes`), the level's rows at ``level.data_rows``.
     Returns a boolean (m, n_features). Like
     scikit-learn, a feature constant in the node (or used up by a multiway split above)
     does not use up the draw. Drawing happens before any split is scored, so only the
@@ -467,7 +465,7 @@ def draw_features(row_codes: np.ndarray, rows: np.ndarray, level: Level, k: int,
     n_usable = p - level.used.sum(axis=1)
     by_node = np.argsort(level.node.astype(np.int16) if m < 2**15 else level.node,
                          kind="stable")  # 16 bits: a radix sort
-    rows, node = rows[by_node], level.node[by_node]  # rows grouped by node
+    rows, node = level.data_rows[by_node], level.node[by_node]  # rows grouped by node
     counts = np.bincount(level.node, minlength=m)
     allowed = np.zeros((m, p), dtype=bool)
     found = np.zeros(m, dtype=np.intp)
