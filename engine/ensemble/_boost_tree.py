@@ -136,8 +136,9 @@ def grow(binned: BinnedX, rows: np.ndarray, target: np.ndarray, weight: np.ndarr
     node = np.zeros(len(rows), dtype=np.intp)
     parent, levels = np.array([-1]), []
     leaves, first_id = np.full(len(weight), -1, np.intp), 0
+    unit = bool(np.all(weight[rows] == 1.0))
     for depth in range(max_depth + 1):
-        level = _measure(rows, node, parent, target, weight, n_classes)
+        level = _measure(rows, node, parent, target, weight, n_classes, unit)
         levels.append(level)
         leaves[rows] = first_id + node  # deeper levels overwrite: the last one is the leaf
         first_id += len(parent)
@@ -153,40 +154,45 @@ def grow(binned: BinnedX, rows: np.ndarray, target: np.ndarray, weight: np.ndarr
     return (tree, leaves) if return_leaves else tree
 
 
-def _measure(rows, node, parent, target, weight, n_classes) -> _Level:
+def _measure(rows, node, parent, target, weight, n_classes, unit=False) -> _Level:
+    """Each node's rows, weight, value and impurity; ``unit``: every weight is 1 (sums of
+    weights are then the row counts, exactly)."""
     m = len(parent)
-    w = weight[rows]
+    w = None if unit else weight[rows]
     n = np.bincount(node, minlength=m)
-    total = np.bincount(node, weights=w, minlength=m)
+    total = n.astype(np.float64) if unit else np.bincount(node, weights=w, minlength=m)
     if n_classes:
         counts = np.bincount(node * n_classes + target[rows], weights=w,
-                             minlength=m * n_classes).reshape(m, n_classes)
+                             minlength=m * n_classes).reshape(m, n_classes).astype(np.float64)
         share = counts / np.where(total > 0, total, 1.0)[:, None]
         value, impurity = counts, 1.0 - np.sum(share**2, axis=1)
     else:
         safe = np.where(total > 0, total, 1.0)
         y = target[rows]
-        mean = np.bincount(node, weights=w * y, minlength=m) / safe
+        mean = np.bincount(node, weights=y if unit else w * y, minlength=m) / safe
         centred = y - mean[node]
-        rss = np.bincount(node, weights=w * centred**2, minlength=m)
+        square = centred * centred
+        rss = np.bincount(node, weights=square if unit else w * square, minlength=m)
         value, impurity = mean[:, None], np.where(total > 0, rss / safe, 0.0)
-        centred *= w
+        if not unit:
+            centred *= w
     return _Level(value, impurity + 0.0, n, total, parent, np.full(m, -2, np.intp),
                   np.full(m, np.nan), np.full(m, -1, np.intp), None if n_classes else centred)
 
 
-def _entry_stats(level, rows, keep, target, weight, n_classes):
-    """Per-row statistics (k, n_total): class weights, or w and w·(y - node mean).
-    ``rows`` are the level's rows ``keep`` (those of open nodes)."""
-    n_total = len(weight)
-    if n_classes:
-        out = np.zeros((n_classes, n_total))
-        out[target[rows], rows] = weight[rows]
-        return out
-    out = np.zeros((2, n_total))
-    out[0, rows] = weight[rows]
-    # centred on the node mean, so that running sums stay small (as the tree builder does)
-    out[1, rows] = level.centred[keep]
+def _class_weights(rows, target, weight, n_classes) -> np.ndarray:
+    """(K, n_total): each of ``rows``' weight under its class, 0 elsewhere."""
+    out = np.zeros((n_classes, len(weight)))
+    out[target[rows], rows] = weight[rows]
+    return out
+
+
+def _per_row(values, rows, n_total) -> np.ndarray:
+    """``values`` of the ascending ``rows`` as a value per row of the data, 0 elsewhere."""
+    if len(rows) == n_total:  # every row, in order: nothing to place
+        return values
+    out = np.zeros(n_total)
+    out[rows] = values
     return out
 
 
@@ -237,7 +243,7 @@ class _Geometry:
 
     sel: np.ndarray    # entries (indices into ent_row / ent_bin) in (node, bin) order
     ebin: np.ndarray   # their global bins
-    enode: np.ndarray | None  # histogram mode: their nodes (entry mode: see ``blocks``)
+    bounds: np.ndarray | None  # histogram mode: each node's first entry, then their number
     cut: np.ndarray    # positions p: a cut between entries p and p + 1
     first: np.ndarray | None = None    # histogram mode: the first position of each cut's run
     erow: np.ndarray | None = None     # entry mode: the row of every entry
@@ -249,7 +255,7 @@ class _Geometry:
     def keep(self, cuts: np.ndarray) -> _Geometry:
         """The same entries with only the cuts ``cuts`` (a mask or positions)."""
         pick = (lambda a: None if a is None else a[cuts])  # noqa: E731
-        return _Geometry(self.sel, self.ebin, self.enode, self.cut[cuts], pick(self.first),
+        return _Geometry(self.sel, self.ebin, self.bounds, self.cut[cuts], pick(self.first),
                          self.erow, self.blocks, pick(self.n_left_), self.hist, self.counts)
 
     def entry_sums(self, binned, stat, rows, total):
@@ -278,11 +284,11 @@ class _Geometry:
         """Entry mode: the features, one run of each per node."""
         return len(self.sel) // int(self.blocks.sum())
 
-    def node_starts(self, m: int) -> np.ndarray:
+    def node_starts(self) -> np.ndarray:
         """(m + 1,) the first entry of each node, then the number of entries."""
         if self.blocks is not None:
             return np.concatenate([[0], np.cumsum(self.blocks * self.runs_per_node)])
-        return np.searchsorted(self.enode, np.arange(m + 1))
+        return self.bounds
 
     def n_left(self):
         """Rows left of every cut."""
@@ -309,13 +315,17 @@ def _geometry(binned, rows, lnode, m, n_total, n_node) -> _Geometry:
         hist = _Histogram(nd * B + rare_bin, rare_row, lnode, m)
         counts = hist.fill(binned, rows, total=n_node)
         sel = np.flatnonzero(counts > 0)  # of a bool: numpy's fast path (float: 5x slower)
-        enode, ebin = np.divmod(sel, B)
-        start = np.ones(len(sel), dtype=bool)  # a new (node, feature) run
+        bounds = np.searchsorted(sel, np.arange(m + 1) * B)  # each node's first slot
+        ebin = sel - np.repeat(np.arange(m) * B, np.diff(bounds)) if m > 1 else sel
         efeat = binned.feature_of_bin[ebin]
-        start[1:] = (enode[1:] != enode[:-1]) | (efeat[1:] != efeat[:-1])
+        start = np.empty(len(sel), dtype=bool)  # a new (node, feature) run
+        np.not_equal(efeat[1:], efeat[:-1], out=start[1:])
+        start[bounds[:-1]] = True
         cut = np.flatnonzero(~start[1:])  # every slot holds rows: each neighbour is a cut
-        first = np.flatnonzero(start)[np.cumsum(start) - 1]
-        return _Geometry(sel, ebin, enode, cut, first[cut], hist=hist, counts=counts[sel])
+        runs = np.flatnonzero(start)
+        # a run of L slots holds L - 1 cuts, all measured from its first slot
+        first = np.repeat(runs, np.diff(runs, append=len(sel)) - 1)
+        return _Geometry(sel, ebin, bounds, cut, first, hist=hist, counts=counts[sel])
     nd = node_of_row[binned.ent_row]
     sel = np.flatnonzero(nd >= 0) if len(rows) < n_total else None  # None: every entry
     if m > 1:  # radix sort by node keeps each node's entries in bin order
@@ -369,24 +379,33 @@ def _split(binned, level, open_, rows, node, target, weight, n_classes, min_leaf
             geo = _boundary_cuts(binned, geo, target)
         if root:
             cache["root"] = geo
-    stats = _entry_stats(level, rows, keep, target, weight, n_classes)
-    w_rows = weight[rows]
-    uniform = not n_classes and bool(np.all(w_rows == w_rows[0]))
-    # per node: the class weights _measure summed; for regression, its weights and the
-    # centred sums (all of a node's rows are here, in the same order: the same sums)
-    totals = (list(level.value[open_ids].T) if n_classes else
-              [level.weight[open_ids], np.bincount(lnode, weights=stats[1][rows], minlength=m)])
-    if n_classes and geo.hist is not None:  # all classes' slot sums at once
-        per_slot = np.take(geo.hist.fill_classes(binned, rows, weight, target, n_classes), geo.sel,
-                           axis=0)  # rows of a 2-D array: take is faster than []
-        left = [geo.left_sums(np.ascontiguousarray(column)) for column in per_slot.T]
+    if n_classes:
+        totals = list(level.value[open_ids].T)  # per node: the class weights _measure summed
+        if geo.hist is not None:  # all classes' slot sums at once
+            per_slot = np.take(geo.hist.fill_classes(binned, rows, weight, target, n_classes),
+                               geo.sel, axis=0)  # rows of a 2-D array: take is faster than []
+            left = [geo.left_sums(np.ascontiguousarray(column)) for column in per_slot.T]
+        else:
+            left = [geo.left_sums(geo.entry_sums(binned, st, rows, t)) for st, t in
+                    zip(_class_weights(rows, target, weight, n_classes), totals, strict=True)]
     else:
-        left = [geo.n_left() * w_rows[0] if uniform and q == 0  # equal weights: a row count
-                else geo.left_sums(geo.entry_sums(binned, st, rows, totals[q]))
-                for q, st in enumerate(stats)]
+        # w·(y - node mean): centred on the node mean, so that running sums stay small
+        # (as the tree builder does); per node: its weight and its centred sum, summed in
+        # _measure's order (all of a node's rows are here)
+        centred = level.centred if len(rows) == len(node) else level.centred[keep]
+        totals = [level.weight[open_ids], np.bincount(lnode, weights=centred, minlength=m)]
+        w_rows = weight[rows]
+        n_total = len(weight)
+        if np.all(w_rows == w_rows[0]):  # equal weights: the left weight is a row count
+            left_weight = geo.n_left() * w_rows[0]
+        else:
+            left_weight = geo.left_sums(geo.entry_sums(binned, _per_row(w_rows, rows, n_total),
+                                                       rows, totals[0]))
+        left = [left_weight, geo.left_sums(geo.entry_sums(binned, _per_row(centred, rows, n_total),
+                                                     rows, totals[1]))]
     # cuts lie in node order: each node's count of them turns per-node figures into
     # per-cut ones by np.repeat, a streaming copy instead of a gather
-    per_node = np.diff(np.searchsorted(geo.cut, geo.node_starts(m)))
+    per_node = np.diff(np.searchsorted(geo.cut, geo.node_starts()))
     cnode = np.repeat(np.arange(m), per_node)
     gain = _gain(left, totals, level.impurity[open_ids], per_node, n_classes)
     if min_leaf > 1:

@@ -86,6 +86,7 @@ class _BaseGradientBoosting(BaseEstimator):
         self.oob_improvement_ = np.zeros(self.n_estimators) if self.subsample < 1 else None
         for t in range(self.n_estimators):
             rows = np.sort(rng.permutation(n)[:n_inbag]) if n_inbag < n else np.arange(n)
+            inbag = rows if n_inbag < n else slice(None)  # every row: views, not copies
             oob = np.setdiff1d(np.arange(n), rows) if n_inbag < n else rows[:0]
             before = self.loss_(target[oob], S[oob], w[oob]) if len(oob) else 0.0
             if hasattr(self.loss_, "set_delta"):  # Huber's δ from all rows, as scikit-learn
@@ -97,10 +98,10 @@ class _BaseGradientBoosting(BaseEstimator):
                 tree, leaves = self._fit_tree(X, binned, rows, r[:, k], w)
                 if leaves is None or (leaves < 0).any():  # out-of-bag rows: walk them down
                     leaves = self._leaves(tree, X, X_enc)
-                self._line_search(tree, leaves, rows, target, S, r[:, k], w, k)
+                self._line_search(tree, leaves, inbag, target, S, r[:, k], w, k)
                 S[:, k] += self.learning_rate * tree.tree_.value[leaves, 0]
                 self.estimators_[t, k] = tree
-            self.train_score_[t] = self.loss_(target[rows], S[rows], w[rows])
+            self.train_score_[t] = self.loss_(target[inbag], S[inbag], w[inbag])
             if len(oob):
                 self.oob_improvement_[t] = before - self.loss_(target[oob], S[oob], w[oob])
             if progress is not None:
@@ -130,11 +131,13 @@ class _BaseGradientBoosting(BaseEstimator):
             return tree.tree_.apply(X_enc)
         return tree.apply(X)
 
-    def _line_search(self, tree, leaves, rows, target, S, r, w, k) -> None:
-        """Replace each leaf's mean residual by the loss's optimal step (squared error: same)."""
+    def _line_search(self, tree, leaves, inbag, target, S, r, w, k) -> None:
+        """Replace each leaf's mean residual by the loss's optimal step (squared error: same);
+        ``inbag`` picks the round's rows."""
         if isinstance(self.loss_, SquaredError):
             return
-        found, steps = self.loss_.leaf_values(leaves[rows], target[rows], S[rows], r[rows], w[rows], k)
+        found, steps = self.loss_.leaf_values(leaves[inbag], target[inbag], S[inbag], r[inbag],
+                                              w[inbag], k)
         tree.tree_.value[found, 0] = steps
 
     def _raw_stages(self, X) -> Iterator[np.ndarray]:

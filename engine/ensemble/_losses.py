@@ -170,19 +170,25 @@ class BinomialLogLoss:
         return np.array([np.log(p / (1 - p))])
 
     @staticmethod
-    def proba(S):
-        p1 = 0.5 * (1.0 + np.tanh(0.5 * S[:, 0]))  # the logistic function without overflow
+    def _p1(S):
+        return 0.5 * (1.0 + np.tanh(0.5 * S[:, 0]))  # the logistic function without overflow
+
+    @classmethod
+    def proba(cls, S):
+        p1 = cls._p1(S)
         return np.column_stack([1.0 - p1, p1])
 
     def negative_gradient(self, y, S):
-        return (y - self.proba(S)[:, 1])[:, None]
+        return (y - self._p1(S))[:, None]
 
     def __call__(self, y, S, w):
-        # ln(1 + e^S) - y S, written with logaddexp so large |S| cannot overflow
-        return 2.0 * _mean(np.logaddexp(0.0, S[:, 0]) - y * S[:, 0], w)
+        # ln(1 + e^S) - y S, with ln(1 + e^s) = max(s, 0) + ln(1 + e^-|s|): no overflow
+        s = S[:, 0]
+        softplus = np.maximum(s, 0.0) + np.log1p(np.exp(-np.abs(s)))
+        return 2.0 * _mean(softplus - y * s, w)
 
     def leaf_values(self, leaf, y, S, r, w, k):
-        p = self.proba(S)[:, 1]
+        p = self._p1(S)
         return _newton(leaf, r, p * (1 - p), w)
 
 
