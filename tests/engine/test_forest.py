@@ -16,6 +16,7 @@ from sklearn.tree import DecisionTreeClassifier as SkTree
 from engine._validation import FeatureEncoder, encode_labels
 from engine.data import load_sample
 from engine.ensemble import BaggingClassifier, RandomForestClassifier, RandomForestRegressor
+from engine.ensemble._base import compaction_schedule, forest_apply, stack_trees
 from engine.naive_bayes import GaussianNB
 from engine.tree import DecisionTreeClassifier, DecisionTreeRegressor
 from tests.engine.test_estimator_checks import mixed_frame, numeric_data
@@ -124,6 +125,39 @@ def test_all_trees_descent_on_numeric_rows(with_nan):
         X_test[::7, 1] = np.nan
     expected = np.mean([m.predict_proba(X_test) for m in forest.estimators_], axis=0)
     np.testing.assert_allclose(forest.predict_proba(X_test), expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("schedule", [None, [1], [2, 5], [50]])
+def test_lean_walk_leaves_do_not_depend_on_the_compaction_schedule(schedule):
+    """Compacting after every step, rarely, or never before the deepest leaf: the same
+    leaves as each tree's own descent."""
+    X, y = numeric_data("classifier", n=400)
+    forest = RandomForestClassifier(n_estimators=6, random_state=1).fit(X, y)
+    X_test, _ = numeric_data("classifier", n=150, seed=3)
+    stacked = stack_trees([m.tree_ for m in forest.estimators_])
+    if schedule is not None:
+        stacked.compaction_steps = schedule
+    leaves = forest_apply(stacked, forest.encoder_.transform(X_test))
+    expected = [m.apply(X_test) + root for m, root in zip(forest.estimators_, stacked.roots, strict=True)]
+    np.testing.assert_array_equal(leaves, np.array(expected))
+
+
+def test_compaction_schedule_follows_where_the_training_rows_finish():
+    """f(d), the share of training rows still walking after d steps, sets the schedule:
+    compact once the steps wasted on finished rows since the last compaction,
+    sum of f(last) - f(d), reach cost * f(d)."""
+    X = np.arange(8.0)[:, None]
+    balanced = DecisionTreeRegressor().fit(X, 10.0 * (np.arange(8) // 2)).tree_
+    assert set(balanced.depth[balanced.children_left < 0].tolist()) == {2}  # all end at 2
+    assert compaction_schedule(balanced) == [2]
+    # half the rows end at depth 1 (all equal), half at depth 3: f = 1, .5, .5, 0
+    uneven = DecisionTreeRegressor().fit(X, [0.0, 0, 0, 0, 100, 101, 102, 103]).tree_
+    assert sorted(uneven.depth[uneven.children_left < 0].tolist()) == [1, 3, 3, 3, 3]
+    # cost 2: at d=1 the waste .5 < 2 * .5; at d=2 it is 1 >= 2 * .5; at d=3, .5 >= 0
+    assert compaction_schedule(uneven, cost=2.0) == [2, 1]
+    # cheaper compactions come sooner: at d=1 the waste .5 >= .5 * .5
+    assert compaction_schedule(uneven, cost=0.5) == [1, 2]
+    assert compaction_schedule(uneven, cost=0.0) == [1, 1, 1]
 
 
 def test_regressor_predicts_the_mean_of_its_trees():
