@@ -20,6 +20,7 @@ import numpy as np
 
 from ..base import check_random_state
 from ..tree import TREE_LEAF, Tree
+from ..tree._splitter import gather
 from ..tree._tree import NODE_REFERENCES
 
 #: (tree, row) pairs walked at once by :func:`forest_apply`: few enough that every
@@ -267,21 +268,19 @@ def _apply_chunk(stacked: StackedTrees, X_enc: np.ndarray) -> np.ndarray:
             at = node  # the last compaction left only pairs at internal nodes
             node = tree._step(at, flat[row_start + tree.feature[at]], True, True)
         else:
-            # every index is in range by construction: take(mode="clip") skips the bounds
-            # check of [] and gathers 25-30% faster (bench/README.md)
             steps = schedule[compactions] if compactions < len(schedule) else 1
             compactions += 1
             for _ in range(steps):
-                step = code.take(node, mode="clip")
-                x = flat.take(row_start + (step & column), mode="clip")
-                node = (step >> shift) + (x > threshold.take(node, mode="clip"))
+                step = gather(code, node)
+                x = gather(flat, row_start + (step & column))
+                node = (step >> shift) + (x > gather(threshold, node))
         # Positions, then gathers: a boolean mask with many of both kinds costs numpy a
         # mispredicted branch per element (5x slower on 65,536 pairs, half of them done).
-        done = is_leaf.take(node, mode="clip")
+        done = gather(is_leaf, node)
         finished = np.flatnonzero(done)
-        out[pair.take(finished, mode="clip")] = node.take(finished, mode="clip")
+        out[gather(pair, finished)] = gather(node, finished)
         going = np.flatnonzero(~done)
-        pair, node, row_start = (a.take(going, mode="clip") for a in (pair, node, row_start))
+        pair, node, row_start = gather(pair, going), gather(node, going), gather(row_start, going)
     return out.reshape(stacked.n_trees, n_rows)
 
 

@@ -25,6 +25,7 @@ import numpy as np
 from ._splitter import (
     Candidates,
     drawn_entries,
+    gather,
     keep_valid,
     missing_only_candidates,
     score_binary,
@@ -331,14 +332,14 @@ def _slot_histogram(crit, level, prep, coded, runs: _HistogramRuns):
             return np.repeat(a[level.rows], len(coded))
     else:  # only the (row, feature) pairs whose node drew the feature
         at, f = drawn_entries(runs.allowed, level.node)
-        rows = level.rows[at]
+        rows = gather(level.rows, at)
         codes = prep.source.codes
         n_nodes, n_codes = runs.pair_start.shape[1], codes.shape[1]  # flat indices
-        key = (runs.pair_start.ravel()[f * n_nodes + level.node[at]]
-               + codes.ravel()[level.data_rows[at] * n_codes + coded[f]])
+        key = (gather(runs.pair_start.ravel(), f * n_nodes + gather(level.node, at))
+               + gather(codes.ravel(), gather(level.data_rows, at) * n_codes + gather(coded, f)))
 
         def per_pair(a):
-            return a[rows]
+            return gather(a, rows)
     # Sums over every slot, then the occupied ones taken: cheaper than renumbering each
     # entry's slot among the occupied ones first (a gather per entry, a pass per slot).
     n_slots = runs.n_slots

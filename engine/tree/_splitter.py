@@ -139,12 +139,13 @@ def drawn_numeric_candidates(crit, level, values, rank, columns, allowed, min_le
     """
     m = level.n_nodes
     at, f = drawn_entries(allowed, level.node)
-    row, group = level.rows[at], f * m + level.node[at]
-    at_value = columns[f] * values.shape[1] + level.data_rows[at]  # flat (column, row) indices
-    by_run = _sort_by_run(f, level.node[at], m, rank.ravel()[at_value])  # ties: row order
-    row, group, at_value = row[by_run], group[by_run], at_value[by_run]
+    node = gather(level.node, at)
+    row, group = gather(level.rows, at), f * m + node
+    at_value = gather(columns, f) * values.shape[1] + gather(level.data_rows, at)  # flat (column, row)
+    by_run = _sort_by_run(f, node, m, gather(rank.ravel(), at_value))  # ties: row order
+    row, group, at_value = gather(row, by_run), gather(group, by_run), gather(at_value, by_run)
     count = np.bincount(group, minlength=len(columns) * m)
-    runs = _Runs(row, values.ravel()[at_value], group, np.cumsum(count) - count, count)
+    runs = _Runs(row, gather(values.ravel(), at_value), group, np.cumsum(count) - count, count)
     # Undrawn pairs have empty runs, so they yield no candidate, missing-only ones included.
     return _numeric_chunk(crit, level, len(columns), runs, min_leaf)
 
@@ -158,10 +159,11 @@ def drawn_entries(allowed: np.ndarray, node: np.ndarray) -> tuple[np.ndarray, np
     """
     pair_node, pair_column = np.divmod(np.flatnonzero(allowed), allowed.shape[1])  # 1-D: fast
     per_node = np.bincount(pair_node, minlength=len(allowed))
-    per_row = per_node[node]
+    per_row = gather(per_node, node)
     at = np.repeat(np.arange(len(node)), per_row)
     within = np.arange(len(at)) - np.repeat(np.cumsum(per_row) - per_row, per_row)
-    return at, pair_column[(np.cumsum(per_node) - per_node)[node[at]] + within]
+    first = gather(np.cumsum(per_node) - per_node, node)  # the row's node's first pair
+    return at, gather(pair_column, np.repeat(first, per_row) + within)
 
 
 def _sort_by_run(f: np.ndarray, node: np.ndarray, m: int, rank: np.ndarray) -> np.ndarray:
@@ -274,6 +276,16 @@ def _running_sums(crit, rows, codes) -> list[np.ndarray]:
     if not getattr(crit, "unit_weight", False):
         return [cumsum0(column[rows]) for column in crit.stats_t]
     return [cumsum0(codes == q) for q in range(crit.n_classes - 1)]
+
+
+def gather(values: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """``values[at]`` for integer positions ``at`` known to be in range (1-D ``values``).
+
+    numpy's ``take`` with ``mode="clip"`` skips the bounds check that ``[]`` makes and
+    gathers 25-30% faster on this VM (bench/README.md); an index out of range would be
+    clipped, not reported, so it is kept to positions the caller built itself.
+    """
+    return values.take(at, mode="clip")
 
 
 def cumsum0(x: np.ndarray) -> np.ndarray:
@@ -484,7 +496,7 @@ def draw_features(row_codes: np.ndarray, level: Level, k: int, priority: np.ndar
         # by a fresh 2-D index array, or by (node, slice), takes numpy 3x longer.
         at = np.take(np.ascontiguousarray(ranked[:, lo:hi]), node, axis=0)
         at += (rows * p)[:, None]
-        x = flat[at.ravel()].reshape(at.shape)
+        x = gather(flat, at.ravel()).reshape(at.shape)
         varies = np.maximum.reduceat(x, starts, axis=0) > np.minimum.reduceat(x, starts, axis=0)
         varies &= np.arange(lo, hi)[None, :] < n_usable[todo, None]
         take = varies & (found[todo, None] + np.cumsum(varies, axis=1) <= k)
