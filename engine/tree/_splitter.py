@@ -180,7 +180,7 @@ def _sort_by_run(f: np.ndarray, node: np.ndarray, m: int, rank: np.ndarray) -> n
     keys = [rank, group] if group.max() < 2**16 else [rank, node, f]
     order = np.argsort(keys[0].astype(np.uint16), kind="stable")
     for key in keys[1:]:
-        order = order[np.argsort(key[order].astype(np.uint16), kind="stable")]
+        order = gather(order, np.argsort(gather(key, order).astype(np.uint16), kind="stable"))
     return order
 
 
@@ -220,7 +220,7 @@ def _numeric_chunk(crit, level, n_f, runs: _Runs, min_leaf) -> Candidates:
     """Candidates of ``n_f`` features' runs (``runs.group`` is feature * m + node)."""
     m = level.n_nodes
     v = runs.v
-    codes = crit.codes[runs.row] if hasattr(crit, "codes") else None
+    codes = gather(crit.codes, runs.row) if hasattr(crit, "codes") else None
     missing_v = np.isnan(v)
     any_missing = bool(missing_v.any())
     n_present = runs.count
@@ -245,7 +245,7 @@ def _numeric_chunk(crit, level, n_f, runs: _Runs, min_leaf) -> Candidates:
     sums = _running_sums(crit, runs.row, codes)
     for s, cum in enumerate(sums):  # cum[i]: sum over the first i positions
         before = cum[runs.start]
-        left[:, s] = cum[pos + 1] - before[group]
+        left[:, s] = gather(cum, pos + 1) - gather(before, group)
         present_tot[:, s] = cum[runs.start + n_present] - before
     if len(sums) < len(crit.stats_t):  # unit weights: the last class is the rest
         left[:, -2] = left[:, -1] - left[:, :-2].sum(axis=1)
@@ -255,7 +255,7 @@ def _numeric_chunk(crit, level, n_f, runs: _Runs, min_leaf) -> Candidates:
     right = np.take(present_tot, group, axis=0) - left  # take: rows 4x faster than [group]
     nan = np.take(nan_tot, group, axis=0) if any_missing else None
     gain, score, missing = score_binary(crit, level, node, left, right, nan, min_leaf)
-    lo, hi = v[pos], v[pos + 1]
+    lo, hi = gather(v, pos), gather(v, pos + 1)
     threshold = lo / 2.0 + hi / 2.0
     threshold = np.where(threshold >= hi, lo, threshold)  # rounding must not swallow hi
     cands = Candidates(node, f_idx, score, gain, pos - runs.start[group], threshold, missing)
@@ -274,7 +274,7 @@ def _running_sums(crit, rows, codes) -> list[np.ndarray]:
     the caller gets the last class as the row count minus the others.
     """
     if not getattr(crit, "unit_weight", False):
-        return [cumsum0(column[rows]) for column in crit.stats_t]
+        return [cumsum0(gather(column, rows)) for column in crit.stats_t]
     return [cumsum0(codes == q) for q in range(crit.n_classes - 1)]
 
 
