@@ -94,6 +94,12 @@ class FeatureEncoder:
         return np.array([0 if c is None else len(c) for c in self.categories_], dtype=np.intp)
 
     def fit(self, X) -> FeatureEncoder:
+        if isinstance(X, np.ndarray) and X.dtype.kind in "fiu" and X.ndim == 2 and X.shape[1]:
+            # a numeric array: every column numeric, no column to look at one by one
+            self.feature_names_in_ = np.array([f"x{j}" for j in range(X.shape[1])], dtype=object)
+            self.is_categorical_ = np.zeros(X.shape[1], dtype=bool)
+            self.categories_ = [None] * X.shape[1]
+            return self
         frame = as_frame(X)
         if frame.shape[1] == 0:
             raise ValueError("X has no feature columns.")
