@@ -25,7 +25,7 @@ from ..tree._tree import NODE_REFERENCES
 
 #: (tree, row) pairs walked at once by :func:`forest_apply`: few enough that every
 #: step's temporaries stay in the CPU cache (measured 1.3-1.8x faster than 2,000,000),
-#: enough that the walk's per-call costs are spread thin (3% faster than 65,536).
+#: enough that the walk's per-call costs are spread thin (3-10% faster than 65,536).
 PAIRS_PER_CHUNK = 1 << 17
 #: joblib's ``prefer`` for parallel fits; bench/bench_forest.py measures the other one.
 PARALLEL_PREFER = "processes"
