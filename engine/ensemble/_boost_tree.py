@@ -125,7 +125,9 @@ def grow(binned: BinnedX, rows: np.ndarray, target: np.ndarray, weight: np.ndarr
          min_samples_leaf: int = 1, cache: dict | None = None, *,
          return_leaves: bool = False) -> Tree | tuple[Tree, np.ndarray]:
     """Grow a gini (``n_classes`` > 0, integer ``target``) or squared-error
-    (``n_classes`` == 0) tree on the rows ``rows`` with positive ``weight``.
+    (``n_classes`` == 0) tree on the rows ``rows`` (ascending row numbers: levels keep
+    that order, and a level holding every row is read as a value per row) with positive
+    ``weight``.
 
     ``cache``: a dict kept by the caller across rounds on the same ``binned`` and
     (for classification) the same ``target``. ``return_leaves``: also return the leaf id
