@@ -164,8 +164,8 @@ def _measure(rows, node, parent, target, weight, n_classes, unit=False) -> _Leve
     n = np.bincount(node, minlength=m)
     total = n.astype(np.float64) if unit else np.bincount(node, weights=w, minlength=m)
     if n_classes:
-        counts = np.bincount(node * n_classes + target[rows], weights=w,
-                             minlength=m * n_classes).reshape(m, n_classes).astype(np.float64)
+        counts = np.bincount(node * n_classes + target[rows], weights=w, minlength=m * n_classes)
+        counts = counts.reshape(m, n_classes).astype(np.float64, copy=False)  # unit: ints
         share = counts / np.where(total > 0, total, 1.0)[:, None]
         value, impurity = counts, 1.0 - np.sum(share**2, axis=1)
     else:
