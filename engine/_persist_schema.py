@@ -342,6 +342,8 @@ def _check_members(model, members, where: str) -> None:
     if len(members) == 0:
         raise fail(f"{where}.estimators_", "must hold at least one model")
     for i, member in enumerate(members):
+        if not hasattr(member, "feature_names_in_"):  # stored with "fitted": null
+            raise fail(f"{where}.estimators_[{i}]", "must be a fitted model")
         if list(member.feature_names_in_) != list(model.feature_names_in_):
             raise fail(f"{where}.estimators_[{i}]", "must use the ensemble's columns")
         if hasattr(model, "classes_") and hasattr(member, "classes_") and (

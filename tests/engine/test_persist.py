@@ -251,6 +251,7 @@ TAMPERINGS = {
     "unknown dtype": lambda d: _tree(d)["threshold"].update(dtype="complex128"),
     "member of another kind": lambda d: d["fitted"]["estimators_"][0].update(estimator="GaussianNB"),
     "empty member list": lambda d: d["fitted"].update(estimators_=[]),
+    "unfitted member": lambda d: d["fitted"]["estimators_"][0].update(fitted=None),
     "repeated column name": lambda d: d["fitted"]["encoder_"]["feature_names_in_"]["data"].__setitem__(
         1, d["fitted"]["encoder_"]["feature_names_in_"]["data"][0]),
     "category listed twice": lambda d: d["fitted"]["encoder_"]["categories_"][1]["data"].__setitem__(
