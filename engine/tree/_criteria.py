@@ -151,6 +151,11 @@ class ClassificationCriterion:
         self.concave = not self.ratio  # impurities concave in the counts: boundary cuts suffice
         self.split_at_zero_gain = name != "misclassification"
         self.unit_weight = bool(np.all(sample_weight == 1.0))  # lets counts be integers
+        # Whole-number weights (a forest's bootstrap counts): running sums in integers,
+        # which numpy accumulates 8x faster than floats, and exactly the same numbers.
+        whole = (not self.unit_weight and bool(np.all(sample_weight == np.floor(sample_weight)))
+                 and 0 <= sample_weight.min() and sample_weight.sum() < 2**53)
+        self.int_weight = sample_weight.astype(np.int64) if whole else None
         self.codes = y.astype(np.int16 if n_classes < 2**15 else np.intp)
         self.row_weight = np.asarray(sample_weight, dtype=np.float64)  # the row's one statistic
         self.stats = np.zeros((len(y), n_classes + 1))

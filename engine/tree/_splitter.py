@@ -242,14 +242,20 @@ def _numeric_chunk(crit, level, n_f, runs: _Runs, min_leaf) -> Candidates:
     present_tot = np.empty((len(runs.count), n_stats))
     left[:, -1] = pos - runs.start[group] + 1
     present_tot[:, -1] = n_present
-    sums = _running_sums(crit, runs.row, codes)
+    sums, weight = _running_sums(crit, runs.row, codes)
     for s, cum in enumerate(sums):  # cum[i]: sum over the first i positions
         before = cum[runs.start]
         left[:, s] = gather(cum, pos + 1) - gather(before, group)
         present_tot[:, s] = cum[runs.start + n_present] - before
-    if len(sums) < len(crit.stats_t):  # unit weights: the last class is the rest
-        left[:, -2] = left[:, -1] - left[:, :-2].sum(axis=1)
-        present_tot[:, -2] = present_tot[:, -1] - present_tot[:, :-2].sum(axis=-1)
+    if len(sums) < len(crit.stats_t):  # whole-number weights: the last class is the rest
+        if weight is None:  # unit weights: the row count
+            left_w, present_w = left[:, -1], present_tot[:, -1]
+        else:
+            before = weight[runs.start]
+            left_w = gather(weight, pos + 1) - gather(before, group)
+            present_w = weight[runs.start + n_present] - before
+        left[:, -2] = left_w - left[:, :-2].sum(axis=1)
+        present_tot[:, -2] = present_w - present_tot[:, :-2].sum(axis=-1)
     # per run (feature * m + node), as the cuts' ``group`` counts them
     nan_tot = np.tile(level.totals, (n_f, 1)) - present_tot
     right = np.take(present_tot, group, axis=0) - left  # take: rows 4x faster than [group]
@@ -266,16 +272,20 @@ def _numeric_chunk(crit, level, n_f, runs: _Runs, min_leaf) -> Candidates:
     return keep_valid(cands)
 
 
-def _running_sums(crit, rows, codes) -> list[np.ndarray]:
+def _running_sums(crit, rows, codes) -> tuple[list[np.ndarray], np.ndarray | None]:
     """Cumulative sums of the statistics along the runs' rows (1-D, all runs in a row,
-    with a leading 0).
+    with a leading 0), and the cumulative weight when the caller needs it.
 
-    With unit weights these are cumulative counts of the class codes, one class short:
-    the caller gets the last class as the row count minus the others.
+    With whole-number weights these are integer sums of the class weights, one class
+    short: the caller gets the last class as the total weight minus the others (the
+    total is the row count itself with unit weights, so then no weight is returned).
     """
-    if not getattr(crit, "unit_weight", False):
-        return [cumsum0(gather(column, rows)) for column in crit.stats_t]
-    return [cumsum0(codes == q) for q in range(crit.n_classes - 1)]
+    if getattr(crit, "unit_weight", False):
+        return [cumsum0(codes == q) for q in range(crit.n_classes - 1)], None
+    if getattr(crit, "int_weight", None) is None:
+        return [cumsum0(gather(column, rows)) for column in crit.stats_t], None
+    w = gather(crit.int_weight, rows)
+    return [cumsum0(w * (codes == q)) for q in range(crit.n_classes - 1)], cumsum0(w)
 
 
 def gather(values: np.ndarray, at: np.ndarray) -> np.ndarray:
