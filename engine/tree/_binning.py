@@ -24,7 +24,7 @@ import numpy as np
 
 from ._splitter import (
     Candidates,
-    drawn_entries,
+    DrawnEntries,
     gather,
     keep_valid,
     missing_only_candidates,
@@ -331,15 +331,14 @@ def _slot_histogram(crit, level, prep, coded, runs: _HistogramRuns):
         def per_pair(a):  # a row statistic, repeated for each of the row's pairs
             return np.repeat(a[level.rows], len(coded))
     else:  # only the (row, feature) pairs whose node drew the feature
-        at, f = drawn_entries(runs.allowed, level.node)
-        rows = gather(level.rows, at)
+        drawn = DrawnEntries.of(runs.allowed, level)
         codes = prep.source.codes
         n_nodes, n_codes = runs.pair_start.shape[1], codes.shape[1]  # flat indices
-        key = (gather(runs.pair_start.ravel(), f * n_nodes + gather(level.node, at))
-               + gather(codes.ravel(), gather(level.data_rows, at) * n_codes + gather(coded, f)))
+        key = (gather(runs.pair_start.ravel(), drawn.column * n_nodes + drawn.node)
+               + gather(codes.ravel(), drawn.data_rows * n_codes + gather(coded, drawn.column)))
 
         def per_pair(a):
-            return gather(a, rows)
+            return gather(a, drawn.rows)
     # Sums over every slot, then the occupied ones taken: cheaper than renumbering each
     # entry's slot among the occupied ones first (a gather per entry, a pass per slot).
     n_slots = runs.n_slots

@@ -134,50 +134,93 @@ def drawn_numeric_candidates(crit, level, values, rank, columns, allowed, min_le
     :attr:`._binning.PreparedFeatures.rank`) of the preparation's ``source``, where the
     level's rows are ``level.data_rows``; ``allowed`` (m, len(columns)) says which
     of them each node drew. Only the rows of drawn pairs are touched: they are sorted
-    by (feature, node, value rank) in one go, so no presorted order of every feature
-    has to be carried from level to level. Returned ``feature`` indexes ``columns``.
+    by (draw slot, node, value rank) in one go (see :class:`DrawnEntries`), so no
+    presorted order of every feature has to be carried from level to level. Returned
+    ``feature`` indexes ``columns``.
     """
     m = level.n_nodes
-    at, f = drawn_entries(allowed, level.node)
-    node = gather(level.node, at)
-    row, group = gather(level.rows, at), f * m + node
-    at_value = gather(columns, f) * values.shape[1] + gather(level.data_rows, at)  # flat (column, row)
-    by_run = _sort_by_run(f, node, m, gather(rank.ravel(), at_value))  # ties: row order
-    row, group, at_value = gather(row, by_run), gather(group, by_run), gather(at_value, by_run)
-    count = np.bincount(group, minlength=len(columns) * m)
-    runs = _Runs(row, gather(values.ravel(), at_value), group, np.cumsum(count) - count, count)
-    # Undrawn pairs have empty runs, so they yield no candidate, missing-only ones included.
-    return _numeric_chunk(crit, level, len(columns), runs, min_leaf)
+    drawn = DrawnEntries.of(allowed, level)
+    k = len(drawn.table)
+    table_at = np.where(drawn.table >= 0, gather(columns, drawn.table) * values.shape[1], 0)
+    at_value = gather(table_at.ravel(), drawn.group) + drawn.data_rows  # flat (column, row)
+    by_run = _sort_by_run(drawn.slot if k * m >= 2**16 else None, drawn.node, m,
+                          gather(rank.ravel(), at_value), drawn.group)  # ties: row order
+    count = np.bincount(drawn.group, minlength=k * m)
+    at_value = gather(at_value, by_run)
+    group = np.repeat(np.arange(k * m), count)  # the runs in order: no gather needed
+    runs = _Runs(gather(drawn.rows, by_run), gather(values.ravel(), at_value), group,
+                 np.cumsum(count) - count, count)
+    # A node's unused slots have empty runs, so they yield no candidate, missing-only
+    # ones included.
+    part = _numeric_chunk(crit, level, k, runs, min_leaf)
+    part.feature = gather(drawn.table.ravel(), part.feature * m + part.node)  # slot -> column
+    return part
 
 
-def drawn_entries(allowed: np.ndarray, node: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(row position, column) of every row of a level with every column its node drew.
+@dataclass
+class DrawnEntries:
+    """Every (row, drawn column) pair of a level, laid out by draw *slot*.
 
-    ``allowed`` (m, n_columns) is the nodes' draw, ``node`` (r,) each row's node. The
-    same pairs as ``np.nonzero(allowed[node])``, in the same order, built from each
-    node's short list of drawn columns (several times faster than scanning r × n_columns).
+    A node that drew columns c0 < c1 < ... pairs each of its rows with c0 in slot 0,
+    c1 in slot 1, and so on; slot after slot, each holds the rows of every node with
+    that many draws, in the level's row order. So a per-row array becomes a per-entry
+    one by copies (slots every node fills) rather than by gathers, and a (slot, node)
+    pair, one run, is a single (column, node) pair. When most entries fall in slots
+    some node leaves empty, the entries are laid out row after row instead: the runs
+    and the row order within each are the same, and one gather builds them.
     """
-    pair_node, pair_column = np.divmod(np.flatnonzero(allowed), allowed.shape[1])  # 1-D: fast
-    per_node = np.bincount(pair_node, minlength=len(allowed))
-    per_row = gather(per_node, node)
-    at = np.repeat(np.arange(len(node)), per_row)
-    within = np.arange(len(at)) - np.repeat(np.cumsum(per_row) - per_row, per_row)
-    first = gather(np.cumsum(per_node) - per_node, node)  # the row's node's first pair
-    return at, gather(pair_column, np.repeat(first, per_row) + within)
+
+    node: np.ndarray       # (E,) local node
+    rows: np.ndarray       # (E,) the row (``level.rows``)
+    data_rows: np.ndarray  # (E,) the row in the preparation's source (``level.data_rows``)
+    slot: np.ndarray       # (E,)
+    group: np.ndarray      # (E,) slot * m + node
+    column: np.ndarray     # (E,) the drawn column, an index into ``allowed``'s columns
+    table: np.ndarray      # (k, m) column of each node's j-th draw, -1 past its last
+
+    @staticmethod
+    def of(allowed: np.ndarray, level: Level) -> DrawnEntries:
+        """``allowed`` (m, n_columns) is the nodes' draw."""
+        m, p = allowed.shape
+        pair_node, pair_column = np.divmod(np.flatnonzero(allowed), p)  # 1-D: fast
+        per_node = np.bincount(pair_node, minlength=m)
+        slot = np.arange(len(pair_node)) - np.repeat(np.cumsum(per_node) - per_node, per_node)
+        k, full = (int(per_node.max()), int(per_node.min())) if m else (0, 0)
+        table = np.full((k, m), -1, dtype=np.intp)
+        table[slot, pair_node] = pair_column
+        per_row = gather(per_node, level.node)
+        r = len(per_row)
+        if 2 * full * r >= int(per_row.sum()):  # most entries in full slots: slot-major
+            partial = [np.flatnonzero(per_row > j) for j in range(full, k)]
+
+            def spread(a):  # a per-row array, one entry per (slot, row)
+                return np.concatenate([np.tile(a, full)] + [gather(a, at) for at in partial])
+
+            slot = np.repeat(np.arange(k), [r] * full + [len(at) for at in partial])
+        else:  # row-major: the same runs, each still in row order
+            at = np.repeat(np.arange(r), per_row)
+            slot = np.arange(len(at)) - np.repeat(np.cumsum(per_row) - per_row, per_row)
+
+            def spread(a):
+                return gather(a, at)
+
+        node = spread(level.node)
+        group = slot * m + node
+        return DrawnEntries(node, spread(level.rows), spread(level.data_rows), slot, group,
+                            gather(table.ravel(), group), table)
 
 
-def _sort_by_run(f: np.ndarray, node: np.ndarray, m: int, rank: np.ndarray) -> np.ndarray:
-    """Stable order of entries by run (feature ``f``, then ``node`` of ``m``), then rank.
+def _sort_by_run(f, node: np.ndarray, m: int, rank: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """Stable order of entries by run ``group`` (``f`` · m + ``node``), then rank.
 
     Least significant key first, each a stable 16-bit sort, which numpy does by radix
-    (about 5x faster than sorting one 64-bit key): rank then run when the run number
-    f·m + node fits 16 bits, rank then node then feature otherwise (many nodes, as when
-    a forest grows many trees at once).
+    (about 5x faster than sorting one 64-bit key): rank then run when every run number
+    fits 16 bits (the caller passes ``f`` None), rank then node then ``f`` otherwise
+    (many nodes, as when a forest grows many trees at once).
     """
-    if not len(f) or rank.max() >= 2**16 or m >= 2**16:
-        return np.argsort(((f.astype(np.int64) * m + node) << 31) + rank, kind="stable")
-    group = f * m + node
-    keys = [rank, group] if group.max() < 2**16 else [rank, node, f]
+    if not len(group) or rank.max() >= 2**16 or m >= 2**16:
+        return np.argsort((group.astype(np.int64) << 31) + rank, kind="stable")
+    keys = [rank, group] if f is None else [rank, node, f]
     order = np.argsort(keys[0].astype(np.uint16), kind="stable")
     for key in keys[1:]:
         order = gather(order, np.argsort(gather(key, order).astype(np.uint16), kind="stable"))

@@ -375,3 +375,36 @@ def test_one_drawn_feature_on_mixed_columns_with_gaps_matches_a_full_search_of_t
         alone = DecisionTreeClassifier().fit(X[["a"]], y)
         np.testing.assert_array_equal(drawn.tree_.threshold, alone.tree_.threshold)
         np.testing.assert_array_equal(drawn.tree_.feature, alone.tree_.feature)
+
+
+@pytest.mark.parametrize("low", [0, 3])  # some node draws nothing (row-major) / all 3 or 4
+def test_drawn_entries_pair_every_row_with_its_nodes_draws_in_row_order(low):
+    """Each run (slot, node) holds one drawn column and that node's rows in row order;
+    together the entries are exactly the pairs np.nonzero(allowed[node]) lists."""
+    rng = np.random.default_rng(low)
+    m, p, r = 6, 9, 50
+    allowed = np.zeros((m, p), dtype=bool)
+    for i in range(m):
+        allowed[i, rng.choice(p, size=rng.integers(max(low, 1), 4, endpoint=True),
+                              replace=False)] = True
+    allowed[0] &= low > 0  # node 0 draws nothing: no slot is full
+    node = rng.integers(0, m, size=r)
+    rows = np.sort(rng.choice(1000, size=r, replace=False))
+    level = splitter.Level(rows, node, np.zeros((m, 2)), np.zeros(m), np.zeros(m),
+                           np.zeros((m, p), dtype=bool), rows + 7)
+    drawn = splitter.DrawnEntries.of(allowed, level)
+    position = np.searchsorted(rows, drawn.rows)
+    np.testing.assert_array_equal(drawn.node, node[position])
+    np.testing.assert_array_equal(drawn.data_rows, drawn.rows + 7)
+    np.testing.assert_array_equal(drawn.group, drawn.slot * m + drawn.node)
+    np.testing.assert_array_equal(drawn.column, drawn.table[drawn.slot, drawn.node])
+    at, column = np.nonzero(allowed[node])
+    assert sorted(zip(position, drawn.column, strict=True)) == sorted(zip(at, column, strict=True))
+    layout = drawn.slot if low else position  # slot after slot, or row after row
+    assert np.all(np.diff(layout) >= 0)
+    for group in np.unique(drawn.group):
+        assert np.all(np.diff(position[drawn.group == group]) > 0)
+    for i in range(m):  # the table lists each node's draws in column order, then -1
+        draws = np.flatnonzero(allowed[i])
+        np.testing.assert_array_equal(drawn.table[: len(draws), i], draws)
+        assert np.all(drawn.table[len(draws):, i] == -1)
