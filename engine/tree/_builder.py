@@ -26,6 +26,7 @@ from ._splitter import (
     choose_splits,
     draw_features,
     drawn_numeric_candidates,
+    gather,
     multiway_candidates,
     numeric_candidates,
     select_candidates,
@@ -394,19 +395,21 @@ def _describe_splits(record, at, cands, chosen, split_local, orders, prep):
 def _route(prep, record, level, open_ids) -> np.ndarray:
     """Next-level local node of every row of ``level`` (-1 for rows of nodes that stay
     leaves)."""
-    at = open_ids[level.node]
-    feature = record.feature[at]
+    at = gather(open_ids, level.node)
+    feature = gather(record.feature, at)
     split = feature >= 0
-    x = np.full(len(level.rows), np.nan)
     values = prep.source.values
-    x[split] = values.ravel()[feature[split] * values.shape[1] + level.data_rows[split]]  # 1-D
-    offset = np.where(x <= record.threshold[at], 0, 1)
-    kind = record.kind[at]
-    cat = split & (kind != NUMERIC) & ~np.isnan(x)
-    offset[cat] = record.category_child[at[cat], x[cat].astype(np.intp)]
-    missing = split & np.isnan(x)
-    offset[missing] = record.missing[at[missing]]
-    return np.where(split, record.first_child[at] + offset, -1)
+    # Every row's value of its node's feature (feature 0 for rows that stay: unused).
+    x = gather(values.ravel(), np.where(split, feature, 0) * values.shape[1] + level.data_rows)
+    offset = (x > gather(record.threshold, at)).astype(np.intp)  # missing: set below
+    if np.any(record.kind[open_ids] != NUMERIC):
+        cat = split & (gather(record.kind, at) != NUMERIC) & ~np.isnan(x)
+        offset[cat] = record.category_child[at[cat], x[cat].astype(np.intp)]
+    missing = np.isnan(x)
+    if missing.any():
+        missing &= split
+        offset[missing] = record.missing[at[missing]]
+    return np.where(split, gather(record.first_child, at) + offset, -1)
 
 
 def _fill_default_children(record, at, child, row_weight):
