@@ -146,10 +146,11 @@ def drawn_numeric_candidates(crit, level, values, rank, columns, allowed, min_le
     by_run = _sort_by_run(drawn.slot if k * m >= 2**16 else None, drawn.node, m,
                           gather(rank.ravel(), at_value), drawn.group)  # ties: row order
     count = np.bincount(drawn.group, minlength=k * m)
-    at_value = gather(at_value, by_run)
     group = np.repeat(np.arange(k * m), count)  # the runs in order: no gather needed
-    runs = _Runs(gather(drawn.rows, by_run), gather(values.ravel(), at_value), group,
-                 np.cumsum(count) - count, count)
+    # Values gathered in entry order (rows ascending within a column: cache-friendly),
+    # then put in run order: one random gather from the entries, not from the table.
+    v = gather(gather(values.ravel(), at_value), by_run)
+    runs = _Runs(gather(drawn.rows, by_run), v, group, np.cumsum(count) - count, count)
     # A node's unused slots have empty runs, so they yield no candidate, missing-only
     # ones included.
     part = _numeric_chunk(crit, level, k, runs, min_leaf)
