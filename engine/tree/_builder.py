@@ -283,7 +283,7 @@ def _split_level(prep, crit, record, totals, open_, rows, node, order, used, gro
     record.improvement[at] = improvement[split]
     _describe_splits(record, at, cands, chosen[split], split, orders, prep)
     child = _route(prep, record, level, open_ids)
-    _fill_default_children(record, at, child, crit.weight(np.take(crit.stats, rows, axis=0)))
+    _fill_default_children(record, at, child, gather(crit.row_weight, rows))
     moving = child >= 0
     next_used = used[open_ids][np.repeat(split, record.n_children[at])]
     multi = np.flatnonzero(record.kind == CATEGORICAL_MULTIWAY)

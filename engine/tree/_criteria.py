@@ -222,6 +222,7 @@ class SquaredErrorCriterion:
     def __init__(self, y: np.ndarray, sample_weight: np.ndarray):
         self.y = y
         self.sample_weight = sample_weight
+        self.row_weight = np.asarray(sample_weight, dtype=np.float64)  # as the stats hold it
         self.stats = np.column_stack([sample_weight, sample_weight * y, np.ones(len(y))])
         self.stats_t = np.ascontiguousarray(self.stats[:, :-1].T)
 
