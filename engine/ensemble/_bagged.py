@@ -32,8 +32,10 @@ from ._base import (
     bootstrap_counts,
     count_dtype,
     draw_seeds,
+    effective_jobs,
     forest_apply,
     leaf_values,
+    resolve_max_features,
     resolve_max_samples,
     run_parallel,
     stack_trees,
@@ -67,20 +69,34 @@ def _fit_member(estimator, data: _TrainingData, bootstrap_seed: int):
     return estimator, counts
 
 
-#: Rows × features of one stack of trees grown together: big enough that a level's numpy
-#: calls serve many trees. A forest that draws features reads the data where it is
-#: (``PreparedFeatures.take``); bagging with every feature takes a stacked copy, about 24
-#: bytes a cell. 5 million (25 spambase trees; a 100-tree forest's fit peaks at ≈ 37 MiB)
-#: against 2 million: 100 spambase trees 7% faster on one core, 200 on two workers
-#: 1.95 → 1.65-1.8 s (8 even stacks instead of 20 uneven ones; bench/README.md).
+#: Rows × features of one stack of trees grown together when the trees use every
+#: feature: bagging takes a stacked copy of the data, about 24 bytes a cell, so 5 million
+#: cells are ≈ 120 MB a stack.
 STACK_CELLS = 5_000_000
+#: Drawn rows (``n_draw`` per tree) of one stack of trees that draw features, as a
+#: forest's do: those read the data in place (``PreparedFeatures.take``), so only the
+#: level's arrays grow with the stack. Big enough that a level's numpy calls serve many
+#: trees, small enough that a level's nodes number their runs in 16 bits (a radix sort)
+#: and its arrays stay in cache: 100 trees, one core (bench/README.md, seventh session):
+#: spambase 1.38 s in stacks of 19, 1.28-1.30 in stacks of 34-50; 20,000 × 20 5.3-5.4 s
+#: in stacks of 8-12, 6.1 in stacks of 17; 100,000 × 10 (20 trees) 8.1-8.3 s in stacks
+#: of 2-5, 9.9 in stacks of 10.
+STACK_ROWS = 200_000
 #: At most this many trees per stack, so progress still moves on small data.
-MAX_STACK = 25
+MAX_STACK = 50
 
 
-def stack_size(n_draw: int, n_features: int, n_members: int) -> int:
-    """Trees per stack: as many as fit :data:`STACK_CELLS`, between 1 and :data:`MAX_STACK`."""
-    return int(np.clip(STACK_CELLS // max(1, n_draw * n_features), 1, min(MAX_STACK, n_members)))
+def stack_size(n_draw: int, n_features: int, n_members: int, draws: bool = False,
+               n_jobs: int = 1) -> int:
+    """Trees per stack: as many as :data:`STACK_ROWS` (trees that draw features) or
+    :data:`STACK_CELLS` (trees that use every feature) allow, between 1 and
+    :data:`MAX_STACK`; then evened out, with a whole number of stacks per worker."""
+    limit = STACK_ROWS // max(1, n_draw) if draws else STACK_CELLS // max(1, n_draw * n_features)
+    size = int(np.clip(limit, 1, min(MAX_STACK, n_members)))
+    n_stacks = -(-n_members // size)
+    if n_members >= n_jobs > 1:
+        n_stacks += -n_stacks % n_jobs
+    return -(-n_members // n_stacks)
 
 
 def _fit_stack(members: list, data: _TrainingData, bootstrap_seeds: list[int]) -> list:
@@ -114,7 +130,10 @@ class BaseBagged(BaseEstimator):
         if isinstance(members[0], _TREES):  # sort the columns once, grow trees in stacks
             data.prepared = prepare_features(data.X_enc, data.encoder.n_categories_,
                                              members[0].max_bins)
-            size = stack_size(data.n_draw, data.X_enc.shape[1], len(members))
+            n_features = data.X_enc.shape[1]
+            draws = resolve_max_features(members[0].max_features, n_features) < n_features
+            size = stack_size(data.n_draw, n_features, len(members), draws,
+                              effective_jobs(self.n_jobs))
             edges = list(range(0, len(members), size)) + [len(members)]
             tasks = [(members[a:b], data, boot_seeds[a:b]) for a, b in zip(edges, edges[1:], strict=False)]
             report = progress and (lambda done, total: progress(edges[done], len(members)))

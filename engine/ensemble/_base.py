@@ -96,6 +96,15 @@ def resolve_max_features(max_features, n_features: int) -> int:
     )
 
 
+def effective_jobs(n_jobs: int | None) -> int:
+    """Worker processes :func:`run_parallel` uses for ``n_jobs`` (1: it runs in-process)."""
+    if n_jobs in (None, 1):
+        return 1
+    from joblib import effective_n_jobs  # only needed for parallel fits
+
+    return effective_n_jobs(n_jobs)
+
+
 def run_parallel(function, tasks: list, n_jobs: int | None, progress=None) -> list:
     """``[function(*task) for task in tasks]``, on ``n_jobs`` worker processes via joblib.
 
@@ -117,9 +126,9 @@ def run_parallel(function, tasks: list, n_jobs: int | None, progress=None) -> li
             results.append(function(*task))
             report(len(results), len(tasks))
         return results
-    from joblib import Parallel, delayed, effective_n_jobs  # only needed for parallel fits
+    from joblib import Parallel, delayed  # only needed for parallel fits
 
-    n_batches = min(len(tasks), BATCHES_PER_WORKER * effective_n_jobs(n_jobs))
+    n_batches = min(len(tasks), BATCHES_PER_WORKER * effective_jobs(n_jobs))
     edges = np.linspace(0, len(tasks), n_batches + 1).astype(int)
     batches = [tasks[a:b] for a, b in zip(edges[:-1], edges[1:], strict=True)]
     run = Parallel(n_jobs=n_jobs, prefer=PARALLEL_PREFER, return_as="generator")

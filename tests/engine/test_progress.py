@@ -9,12 +9,13 @@ from engine.ensemble import (
     RandomForestClassifier,
 )
 from engine.ensemble._bagged import BaseBagged, stack_size
+from engine.ensemble._base import effective_jobs
 
 
 @pytest.mark.parametrize("make", [
     lambda: RandomForestClassifier(n_estimators=7, random_state=0),
     lambda: RandomForestClassifier(n_estimators=7, random_state=0, n_jobs=2),
-    lambda: RandomForestClassifier(n_estimators=60, random_state=0),  # three stacks
+    lambda: RandomForestClassifier(n_estimators=120, random_state=0),  # three stacks
     lambda: BaggingClassifier(n_estimators=5, random_state=0),
     lambda: AdaBoostClassifier(n_estimators=6, random_state=0),
     lambda: GradientBoostingClassifier(n_estimators=4, random_state=0),
@@ -30,7 +31,9 @@ def test_progress_reports_every_member_and_changes_nothing(make):
     done = [d for d, _ in seen]
     reports = total
     if isinstance(with_progress, BaseBagged):
-        reports = len(range(0, total, stack_size(len(y), X.shape[1], total)))
+        draws = isinstance(with_progress, RandomForestClassifier)  # bagging: every feature
+        size = stack_size(len(y), X.shape[1], total, draws, effective_jobs(with_progress.n_jobs))
+        reports = len(range(0, total, size))
     assert done == sorted(done) and len(done) == reports and done[-1] in (total - 1, total)
     np.testing.assert_array_equal(with_progress.predict_proba(X), make().fit(X, y).predict_proba(X))
 
@@ -39,3 +42,14 @@ def _progress_data():
     rng = np.random.default_rng(3)
     X = rng.normal(size=(120, 4))
     return X, (X[:, 0] + 0.5 * rng.normal(size=120) > 0).astype(int)
+
+
+def test_stacks_are_even_and_fill_every_worker():
+    """Trees that draw features stack by rows, others by cells; the stacks come out
+    even, and with workers a whole number of stacks goes to each."""
+    assert stack_size(4601, 57, 100, draws=True) == 34  # 3 stacks of at most 200,000 rows
+    assert stack_size(4601, 57, 100) == 17  # 5,000,000 cells: 19 trees, 6 stacks, evened
+    assert stack_size(20000, 20, 100, draws=True) == 10
+    assert stack_size(150, 4, 120, draws=True) == 40  # at most 50 trees a stack
+    assert stack_size(4601, 57, 200, draws=True, n_jobs=2) == 34  # 6 stacks: 3 a worker
+    assert stack_size(10**7, 3, 5, draws=True) == 1
