@@ -28,6 +28,7 @@ from ..tree import DecisionTreeClassifier, DecisionTreeRegressor
 from ..tree._binning import PreparedFeatures, prepare_features
 from ..tree._classes import fit_stacked
 from ._base import (
+    BATCHES_PER_WORKER,
     PAIRS_PER_CHUNK,
     bootstrap_counts,
     count_dtype,
@@ -86,17 +87,23 @@ STACK_ROWS = 200_000
 MAX_STACK = 50
 
 
-def stack_size(n_draw: int, n_features: int, n_members: int, draws: bool = False,
-               n_jobs: int = 1) -> int:
-    """Trees per stack: as many as :data:`STACK_ROWS` (trees that draw features) or
-    :data:`STACK_CELLS` (trees that use every feature) allow, between 1 and
-    :data:`MAX_STACK`; then evened out, with a whole number of stacks per worker."""
+def stack_edges(n_draw: int, n_features: int, n_members: int, draws: bool = False,
+                n_jobs: int = 1) -> list[int]:
+    """Where the stacks of trees start and end: ``members[edges[i]:edges[i + 1]]``.
+
+    As many trees a stack as :data:`STACK_ROWS` (trees that draw features) or
+    :data:`STACK_CELLS` (trees that use every feature) allow, from 1 to
+    :data:`MAX_STACK`, sizes differing by at most one. With workers, the stacks come in
+    a whole number per worker, or per batch when there are more stacks than batches
+    (``run_parallel`` hands out ``BATCHES_PER_WORKER`` batches a worker), so that no
+    worker is left with the last stack alone.
+    """
     limit = STACK_ROWS // max(1, n_draw) if draws else STACK_CELLS // max(1, n_draw * n_features)
-    size = int(np.clip(limit, 1, min(MAX_STACK, n_members)))
-    n_stacks = -(-n_members // size)
-    if n_members >= n_jobs > 1:
-        n_stacks += -n_stacks % n_jobs
-    return -(-n_members // n_stacks)
+    n_stacks = -(-n_members // int(np.clip(limit, 1, MAX_STACK)))
+    if n_jobs > 1:
+        unit = n_jobs if n_stacks <= BATCHES_PER_WORKER * n_jobs else BATCHES_PER_WORKER * n_jobs
+        n_stacks = min(n_members, -(-n_stacks // unit) * unit)
+    return np.linspace(0, n_members, n_stacks + 1).astype(int).tolist()
 
 
 def _fit_stack(members: list, data: _TrainingData, bootstrap_seeds: list[int]) -> list:
@@ -132,9 +139,8 @@ class BaseBagged(BaseEstimator):
                                              members[0].max_bins)
             n_features = data.X_enc.shape[1]
             draws = resolve_max_features(members[0].max_features, n_features) < n_features
-            size = stack_size(data.n_draw, n_features, len(members), draws,
-                              effective_jobs(self.n_jobs))
-            edges = list(range(0, len(members), size)) + [len(members)]
+            edges = stack_edges(data.n_draw, n_features, len(members), draws,
+                                effective_jobs(self.n_jobs))
             tasks = [(members[a:b], data, boot_seeds[a:b]) for a, b in zip(edges, edges[1:], strict=False)]
             report = progress and (lambda done, total: progress(edges[done], len(members)))
             fitted = [pair for stack in run_parallel(_fit_stack, tasks, self.n_jobs, report)

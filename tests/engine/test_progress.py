@@ -8,7 +8,7 @@ from engine.ensemble import (
     GradientBoostingClassifier,
     RandomForestClassifier,
 )
-from engine.ensemble._bagged import BaseBagged, stack_size
+from engine.ensemble._bagged import BaseBagged, stack_edges
 from engine.ensemble._base import effective_jobs
 
 
@@ -22,7 +22,7 @@ from engine.ensemble._base import effective_jobs
 ])
 def test_progress_reports_every_member_and_changes_nothing(make):
     """Boosting reports every round; forests and bagging grow their trees in stacks
-    (see engine.ensemble._bagged.stack_size) and report each stack's trees at once."""
+    (see engine.ensemble._bagged.stack_edges) and report each stack's trees at once."""
     X, y = _progress_data()
     seen = []
     with_progress = make().fit(X, y, progress=lambda done, total: seen.append((done, total)))
@@ -32,8 +32,8 @@ def test_progress_reports_every_member_and_changes_nothing(make):
     reports = total
     if isinstance(with_progress, BaseBagged):
         draws = isinstance(with_progress, RandomForestClassifier)  # bagging: every feature
-        size = stack_size(len(y), X.shape[1], total, draws, effective_jobs(with_progress.n_jobs))
-        reports = len(range(0, total, size))
+        edges = stack_edges(len(y), X.shape[1], total, draws, effective_jobs(with_progress.n_jobs))
+        reports = len(edges) - 1
     assert done == sorted(done) and len(done) == reports and done[-1] in (total - 1, total)
     np.testing.assert_array_equal(with_progress.predict_proba(X), make().fit(X, y).predict_proba(X))
 
@@ -45,11 +45,16 @@ def _progress_data():
 
 
 def test_stacks_are_even_and_fill_every_worker():
-    """Trees that draw features stack by rows, others by cells; the stacks come out
-    even, and with workers a whole number of stacks goes to each."""
-    assert stack_size(4601, 57, 100, draws=True) == 34  # 3 stacks of at most 200,000 rows
-    assert stack_size(4601, 57, 100) == 17  # 5,000,000 cells: 19 trees, 6 stacks, evened
-    assert stack_size(20000, 20, 100, draws=True) == 10
-    assert stack_size(150, 4, 120, draws=True) == 40  # at most 50 trees a stack
-    assert stack_size(4601, 57, 200, draws=True, n_jobs=2) == 34  # 6 stacks: 3 a worker
-    assert stack_size(10**7, 3, 5, draws=True) == 1
+    """Trees that draw features stack by rows, others by cells; the stacks differ by at
+    most one tree, and with workers each gets a whole number of stacks (of batches)."""
+    def sizes(*args, **kwargs):
+        return np.diff(stack_edges(*args, **kwargs)).tolist()
+
+    assert sizes(4601, 57, 100, draws=True) == [33, 33, 34]  # at most 200,000 drawn rows
+    assert sizes(4601, 57, 100) == [16, 17, 17, 16, 17, 17]  # 5,000,000 cells: 19 trees
+    assert sizes(20000, 20, 100, draws=True) == [10] * 10
+    assert sizes(150, 4, 120, draws=True) == [40] * 3  # at most 50 trees a stack
+    assert sizes(4601, 57, 200, draws=True, n_jobs=2) == [33, 33, 34, 33, 33, 34]
+    assert sizes(20000, 20, 100, draws=True, n_jobs=2) == [6, 6, 6, 7] * 4  # 16: 2 a batch
+    assert sizes(10**7, 3, 5, draws=True) == [1] * 5
+    assert sizes(100, 3, 1, draws=True, n_jobs=2) == [1]
