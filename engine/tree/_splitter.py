@@ -23,6 +23,7 @@ a multiway one) and the better side is kept.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -176,8 +177,12 @@ class DrawnEntries:
     data_rows: np.ndarray  # (E,) the row in the preparation's source (``level.data_rows``)
     slot: np.ndarray       # (E,)
     group: np.ndarray      # (E,) slot * m + node
-    column: np.ndarray     # (E,) the drawn column, an index into ``allowed``'s columns
     table: np.ndarray      # (k, m) column of each node's j-th draw, -1 past its last
+
+    @cached_property
+    def column(self) -> np.ndarray:
+        """(E,) the drawn column, an index into ``allowed``'s columns."""
+        return gather(self.table.ravel(), self.group)
 
     @staticmethod
     def of(allowed: np.ndarray, level: Level) -> DrawnEntries:
@@ -207,8 +212,7 @@ class DrawnEntries:
 
         node = spread(level.node)
         group = slot * m + node
-        return DrawnEntries(node, spread(level.rows), spread(level.data_rows), slot, group,
-                            gather(table.ravel(), group), table)
+        return DrawnEntries(node, spread(level.rows), spread(level.data_rows), slot, group, table)
 
 
 def _sort_by_run(f, node: np.ndarray, m: int, rank: np.ndarray, group: np.ndarray) -> np.ndarray:
