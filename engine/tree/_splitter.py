@@ -198,11 +198,17 @@ class DrawnEntries:
         r = len(per_row)
         if 2 * full * r >= int(per_row.sum()):  # most entries in full slots: slot-major
             partial = [np.flatnonzero(per_row > j) for j in range(full, k)]
+            sizes = [r] * full + [len(at) for at in partial]
+            ends = np.cumsum(sizes)
 
-            def spread(a):  # a per-row array, one entry per (slot, row)
-                return np.concatenate([np.tile(a, full)] + [gather(a, at) for at in partial])
+            def spread(a):  # a per-row array, one entry per (slot, row), written in place
+                out = np.empty(sum(sizes), dtype=a.dtype)
+                out[:full * r].reshape(full, r)[:] = a
+                for at, stop, size in zip(partial, ends[full:], sizes[full:], strict=True):
+                    a.take(at, out=out[stop - size:stop], mode="clip")  # gather() in place
+                return out
 
-            slot = np.repeat(np.arange(k), [r] * full + [len(at) for at in partial])
+            slot = np.repeat(np.arange(k), sizes)
         else:  # row-major: the same runs, each still in row order
             at = np.repeat(np.arange(r), per_row)
             slot = np.arange(len(at)) - np.repeat(np.cumsum(per_row) - per_row, per_row)
