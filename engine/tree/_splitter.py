@@ -190,10 +190,10 @@ class DrawnEntries:
         m, p = allowed.shape
         pair_node, pair_column = np.divmod(np.flatnonzero(allowed), p)  # 1-D: fast
         per_node = np.bincount(pair_node, minlength=m)
-        slot = np.arange(len(pair_node)) - np.repeat(np.cumsum(per_node) - per_node, per_node)
+        pair_slot = np.arange(len(pair_node)) - np.repeat(np.cumsum(per_node) - per_node, per_node)
         k, full = (int(per_node.max()), int(per_node.min())) if m else (0, 0)
         table = np.full((k, m), -1, dtype=np.intp)
-        table[slot, pair_node] = pair_column
+        table[pair_slot, pair_node] = pair_column
         per_row = gather(per_node, level.node)
         r = len(per_row)
         if 2 * full * r >= int(per_row.sum()):  # most entries in full slots: slot-major
@@ -296,18 +296,18 @@ def _numeric_chunk(crit, level, n_f, runs: _Runs, min_leaf) -> Candidates:
     present_tot = np.empty((len(runs.count), n_stats))
     left[:, -1] = pos - runs.start[group] + 1
     present_tot[:, -1] = n_present
-    sums, weight = _running_sums(crit, runs.row, codes)
-    for s, cum in enumerate(sums):  # cum[i]: sum over the first i positions
+    def along(cum):  # cum[i]: sum over the first i positions -> (each cut, each run)
         before = cum[runs.start]
-        left[:, s] = gather(cum, pos + 1) - gather(before, group)
-        present_tot[:, s] = cum[runs.start + n_present] - before
+        return gather(cum, pos + 1) - gather(before, group), cum[runs.start + n_present] - before
+
+    sums, weight = _running_sums(crit, runs.row, codes)
+    for s, cum in enumerate(sums):
+        left[:, s], present_tot[:, s] = along(cum)
     if len(sums) < len(crit.stats_t):  # whole-number weights: the last class is the rest
         if weight is None:  # unit weights: the row count
             left_w, present_w = left[:, -1], present_tot[:, -1]
         else:
-            before = weight[runs.start]
-            left_w = gather(weight, pos + 1) - gather(before, group)
-            present_w = weight[runs.start + n_present] - before
+            left_w, present_w = along(weight)
         left[:, -2] = left_w - left[:, :-2].sum(axis=1)
         present_tot[:, -2] = present_w - present_tot[:, :-2].sum(axis=-1)
     # per run (feature * m + node), as the cuts' ``group`` counts them
