@@ -95,6 +95,14 @@ class PreparedFeatures:
         return codes.astype(np.int16) if small else codes
 
     @cached_property
+    def distinct(self) -> np.ndarray:
+        """(n_features,) bool: no two rows share a code of :attr:`row_codes` (no ties,
+        at most one missing value). Such a feature varies in every node of two rows or
+        more, so a forest's feature draw need not look at its values."""
+        codes = np.sort(self.row_codes, axis=0)
+        return (codes[1:] != codes[:-1]).all(axis=0)
+
+    @cached_property
     def rank(self) -> np.ndarray:
         """(n_numeric, n_samples) int32: rank of each row's value among the feature's
         distinct values (0 the smallest; missing values after every value).

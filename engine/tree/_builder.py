@@ -272,7 +272,9 @@ def _split_level(prep, crit, record, totals, open_, rows, node, order, used, gro
     allowed = None
     if grow.draws:
         priority = grow.priority(open_ids, prep.n_features)
-        allowed = draw_features(prep.source.row_codes, level, params.max_features, priority)
+        source = prep.source
+        allowed = draw_features(source.row_codes, level, params.max_features, priority,
+                                source.distinct)
     cands, orders = _all_candidates(prep, crit, level, order, params, allowed)
     chosen = choose_splits(cands, level, allowed)
     gain = np.where(chosen >= 0, np.append(cands.gain, 0.0)[chosen], 0.0)

@@ -518,7 +518,8 @@ def choose_splits(cands: Candidates, level: Level, allowed: np.ndarray | None = 
     return chosen
 
 
-def draw_features(row_codes: np.ndarray, level: Level, k: int, priority: np.ndarray) -> np.ndarray:
+def draw_features(row_codes: np.ndarray, level: Level, k: int, priority: np.ndarray,
+                  distinct: np.ndarray | None = None) -> np.ndarray:
     """Per node, ``k`` features drawn at random among those not constant in the node.
 
     ``row_codes`` (n_samples, n_features) codes every value, equal values alike (see
@@ -533,24 +534,34 @@ def draw_features(row_codes: np.ndarray, level: Level, k: int, priority: np.ndar
     vary in it: the same set as "the ``k`` of lowest priority among the varying ones",
     but only the features looked at are checked, a block at a time (``k`` features,
     then twice as many, ...), so a node whose first ``k`` features all vary costs
-    ``k`` columns of its rows, not all of them.
+    ``k`` columns of its rows, not all of them. ``distinct`` (n_features,), if given,
+    marks features whose rows all differ (:attr:`._binning.PreparedFeatures.distinct`):
+    in a node of two rows or more they vary without looking, so a node whose first
+    ``k`` features are all such costs nothing (a tree's rows are distinct data rows).
     """
     m, p = level.n_nodes, row_codes.shape[1]
     priority[level.used] = np.inf
     ranked = np.argsort(priority, axis=1, kind="stable")  # used-up features come last
     n_usable = p - level.used.sum(axis=1)
+    counts = np.bincount(level.node, minlength=m)
+    allowed = np.zeros((m, p), dtype=bool)
+    todo = np.flatnonzero(counts > 0)
+    if distinct is not None and k <= p:
+        known = (counts >= 2) & (n_usable >= k) & distinct[ranked[:, :k]].all(axis=1)
+        at = np.flatnonzero(known)
+        allowed[at[:, None], ranked[at, :k]] = True
+        todo = np.flatnonzero((counts > 0) & ~known)
+    if not len(todo):
+        return allowed
     by_node = np.argsort(level.node.astype(np.int16) if m < 2**15 else level.node,
                          kind="stable")  # 16 bits: a radix sort
     rows, node = level.data_rows[by_node], level.node[by_node]  # rows grouped by node
-    counts = np.bincount(level.node, minlength=m)
-    allowed = np.zeros((m, p), dtype=bool)
     found = np.zeros(m, dtype=np.intp)
     flat = row_codes.ravel()  # flat indices gather faster than (row, column) pairs
-    todo = np.flatnonzero(counts > 0)
     lo, width = 0, k
     while len(todo) and lo < p:
         hi = min(p, lo + width)
-        if len(todo) < m or lo > 0:  # later blocks: only the rows of nodes still drawing
+        if len(todo) < m or lo > 0:  # only the rows of nodes still drawing
             still = np.zeros(m, dtype=bool)
             still[todo] = True
             keep = still[node]

@@ -408,3 +408,38 @@ def test_drawn_entries_pair_every_row_with_its_nodes_draws_in_row_order(low):
         draws = np.flatnonzero(allowed[i])
         np.testing.assert_array_equal(drawn.table[: len(draws), i], draws)
         assert np.all(drawn.table[len(draws):, i] == -1)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_feature_draw_takes_the_first_k_varying_features_by_priority(seed):
+    """Each node gets the ``k`` features of lowest priority among those that vary in its
+    rows and are not used up, with or without the shortcut for all-distinct columns."""
+    rng = np.random.default_rng(seed)
+    m, p, r, k = 12, 10, 60, 3
+    codes = rng.permutation(np.tile(np.arange(r), (p, 1)).T)  # each column: all distinct
+    codes[:, :2] = rng.integers(0, 2, size=(r, 2))  # two with ties, often constant
+    codes[:, 2] = 0  # one constant everywhere
+    node = rng.integers(0, m, size=r)
+    node[node == 1] = 2  # node 1 is empty
+    node[np.flatnonzero(node == 5)[1:]] = 6  # node 5 has one row
+    used = rng.random((m, p)) < 0.15
+    level = splitter.Level(np.arange(r), node, np.zeros((m, 2)), np.zeros(m), np.zeros(m),
+                           used, np.arange(r))
+    priority = rng.random((m, p))
+    distinct = np.array([len(np.unique(c)) == r for c in codes.T])
+    assert distinct.tolist() == [False] * 3 + [True] * 7
+    expected = np.zeros((m, p), dtype=bool)
+    shortcut_nodes = 0
+    for i in range(m):
+        rows = node == i
+        varies = [j for j in np.argsort(priority[i], kind="stable")
+                  if not used[i, j] and len(np.unique(codes[rows, j])) > 1]
+        expected[i, varies[:k]] = True
+        first = np.argsort(np.where(used[i], np.inf, priority[i]), kind="stable")[:k]
+        shortcut_nodes += rows.sum() >= 2 and distinct[first].all() and not used[i, first].any()
+    for shortcut in (None, distinct):
+        got = splitter.draw_features(codes.astype(np.int16), level, k, priority.copy(),
+                                     shortcut)
+        np.testing.assert_array_equal(got, expected)
+    assert not expected[1].any() and not expected[5].any()
+    assert 0 < shortcut_nodes < m - 2  # both ways of drawing are exercised
