@@ -267,22 +267,32 @@ def _apply_chunk(stacked: StackedTrees, X_enc: np.ndarray) -> np.ndarray:
     pair, node = np.arange(len(out)), out.copy()
     row_start = np.tile(np.arange(n_rows, dtype=np.intp) * n_features, stacked.n_trees)
     is_leaf = tree.children_left == TREE_LEAF
-    done = is_leaf[node]  # single-leaf trees
+    schedule, compactions, taken = stacked.compaction_steps, 0, 0
+    if not general:  # the first step without gathers: each tree reads one column
+        root = gather(code, stacked.roots)
+        x = np.ascontiguousarray(X_enc.T)[root & column]  # (n_trees, n_rows)
+        right = x > gather(threshold, stacked.roots)[:, None]
+        node, taken = ((root >> shift)[:, None] + right).ravel(), 1
+    done = is_leaf[node]  # trees of one leaf (or, after the first step, of depth one)
     if done.any():
         out[pair[done]] = node[done]
         pair, node, row_start = pair[~done], node[~done], row_start[~done]
-    schedule, compactions = stacked.compaction_steps, 0
+    # The lean step's temporaries, reused from step to step (3-5% faster than fresh ones)
+    buffers = [np.empty(len(pair), dtype) for dtype in (np.intp, np.intp, float, float, bool)]
     while len(pair):
         if general:
             at = node  # the last compaction left only pairs at internal nodes
             node = tree._step(at, flat[row_start + tree.feature[at]], True, True)
         else:
-            steps = schedule[compactions] if compactions < len(schedule) else 1
-            compactions += 1
-            for _ in range(steps):
-                step = gather(code, node)
-                x = gather(flat, row_start + (step & column))
-                node = (step >> shift) + (x > gather(threshold, node))
+            steps = (schedule[compactions] if compactions < len(schedule) else 1) - taken
+            compactions, taken = compactions + 1, 0
+            step, at, x, t, right = (b[:len(pair)] for b in buffers)
+            for _ in range(steps):  # node = left + (x > threshold), left and x by ``step``
+                code.take(node, out=step, mode="clip")  # gather() in place
+                np.add(np.bitwise_and(step, column, out=at), row_start, out=at)
+                flat.take(at, out=x, mode="clip")
+                threshold.take(node, out=t, mode="clip")
+                np.add(np.right_shift(step, shift, out=node), np.greater(x, t, out=right), out=node)
         # Positions, then gathers: a boolean mask with many of both kinds costs numpy a
         # mispredicted branch per element (5x slower on 65,536 pairs, half of them done).
         done = gather(is_leaf, node)

@@ -142,6 +142,21 @@ def test_lean_walk_leaves_do_not_depend_on_the_compaction_schedule(schedule):
     np.testing.assert_array_equal(leaves, np.array(expected))
 
 
+def test_lean_walk_handles_trees_of_one_leaf_and_of_depth_one():
+    """The walk's first step reads each tree's root column at once; a root that is a
+    leaf, or children that are, finish there."""
+    X, y = numeric_data("classifier", n=300)
+    trees = [DecisionTreeClassifier(max_depth=1).fit(X, y),
+             DecisionTreeClassifier(min_samples_split=len(y) + 1).fit(X, y),  # one leaf
+             DecisionTreeClassifier(random_state=0).fit(X, y)]
+    assert [t.tree_.node_count for t in trees[:2]] == [3, 1]
+    stacked = stack_trees([t.tree_ for t in trees])
+    X_test, _ = numeric_data("classifier", n=120, seed=4)
+    leaves = forest_apply(stacked, trees[0].encoder_.transform(X_test))
+    expected = [t.apply(X_test) + root for t, root in zip(trees, stacked.roots, strict=True)]
+    np.testing.assert_array_equal(leaves, np.array(expected))
+
+
 def test_compaction_schedule_follows_where_the_training_rows_finish():
     """f(d), the share of training rows still walking after d steps, sets the schedule:
     compact once the steps wasted on finished rows since the last compaction,
