@@ -153,9 +153,13 @@ class ClassificationCriterion:
         self.unit_weight = bool(np.all(sample_weight == 1.0))  # lets counts be integers
         # Whole-number weights (a forest's bootstrap counts): running sums in integers,
         # which numpy accumulates 8x faster than floats, and exactly the same numbers.
+        # Stored in the narrowest type (uint8 for bootstrap counts): the splitter gathers
+        # them in run order, and 50 stacked trees' rows are 5 MB in int64, 0.6 in uint8.
         whole = (not self.unit_weight and bool(np.all(sample_weight == np.floor(sample_weight)))
                  and 0 <= sample_weight.min() and sample_weight.sum() < 2**53)
-        self.int_weight = sample_weight.astype(np.int64) if whole else None
+        top = int(sample_weight.max(initial=0)) if whole else 0
+        self.int_weight = (sample_weight.astype(np.min_scalar_type(top) if top < 2**32 else np.int64)
+                           if whole else None)
         self.codes = y.astype(np.int16 if n_classes < 2**15 else np.intp)
         self.row_weight = np.asarray(sample_weight, dtype=np.float64)  # the row's one statistic
         self.stats = np.zeros((len(y), n_classes + 1))
