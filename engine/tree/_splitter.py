@@ -546,7 +546,7 @@ def draw_features(row_codes: np.ndarray, level: Level, k: int, priority: np.ndar
     counts = np.bincount(level.node, minlength=m)
     allowed = np.zeros((m, p), dtype=bool)
     todo = np.flatnonzero(counts > 0)
-    if distinct is not None and k <= p:
+    if distinct is not None:
         known = (counts >= 2) & (n_usable >= k) & distinct[ranked[:, :k]].all(axis=1)
         at = np.flatnonzero(known)
         allowed[at[:, None], ranked[at, :k]] = True
