@@ -29,12 +29,12 @@ from ..tree._binning import PreparedFeatures, prepare_features
 from ..tree._classes import fit_stacked
 from ._base import (
     BATCHES_PER_WORKER,
-    PAIRS_PER_CHUNK,
     bootstrap_counts,
     count_dtype,
     draw_seeds,
     effective_jobs,
     forest_apply,
+    forest_leaves,
     leaf_values,
     resolve_max_features,
     resolve_max_samples,
@@ -239,12 +239,13 @@ class BaseBagged(BaseEstimator):
     def _average(self, X) -> np.ndarray:
         """Mean member output, a chunk of rows at a time to bound memory."""
         X_enc = self._encode(X)
-        step = max(1, PAIRS_PER_CHUNK // self.n_estimators)
         if not self._all_trees:
             return self.member_outputs(X, X_enc).mean(axis=0)
-        parts = [self.member_outputs(None, X_enc[lo:lo + step]).mean(axis=0)
-                 for lo in range(0, X_enc.shape[0], step)]
-        return np.concatenate(parts)
+        stacked, values = self._stacked()
+        out = np.empty((X_enc.shape[0],) + values.shape[1:])
+        for lo, leaves in forest_leaves(stacked, X_enc):
+            np.mean(np.take(values, leaves, axis=0), axis=0, out=out[lo:lo + leaves.shape[1]])
+        return out
 
     # ----------------------------------------------------------------- out of bag
 

@@ -207,21 +207,6 @@ def stack_trees(trees: list[Tree]) -> StackedTrees:
     return StackedTrees(Tree(**columns), roots)
 
 
-def forest_apply(stacked: StackedTrees, X_enc: np.ndarray) -> np.ndarray:
-    """Leaf id (in the stacked tree) of every row in every tree, shape (n_trees, n_rows).
-
-    Rows are taken in chunks so that at most :data:`PAIRS_PER_CHUNK` (tree, row) pairs
-    are walked at once.
-    """
-    X_enc = np.ascontiguousarray(X_enc, dtype=np.float64)
-    n_rows = X_enc.shape[0]
-    out = np.empty((stacked.n_trees, n_rows), dtype=np.intp)
-    step = max(1, PAIRS_PER_CHUNK // max(1, stacked.n_trees))
-    for lo in range(0, n_rows, step):
-        out[:, lo:lo + step] = _apply_chunk(stacked, X_enc[lo:lo + step])
-    return out
-
-
 #: What dropping the finished pairs costs (a leaf test and the gathers of the pairs still
 #: walking), in steps of the walk: about two (measured on spambase, bench/README.md).
 COMPACTION_COST = 2.0
@@ -248,59 +233,115 @@ def compaction_schedule(tree: Tree, cost: float = COMPACTION_COST) -> list[int]:
     return schedule
 
 
-def _apply_chunk(stacked: StackedTrees, X_enc: np.ndarray) -> np.ndarray:
-    """Walk every (tree, row) pair down to its leaf, vectorized over the pairs.
+def forest_apply(stacked: StackedTrees, X_enc: np.ndarray) -> np.ndarray:
+    """Leaf id (in the stacked tree) of every row in every tree, shape (n_trees, n_rows)."""
+    out = np.empty((stacked.n_trees, np.shape(X_enc)[0]), dtype=np.intp)
+    for lo, leaves in forest_leaves(stacked, X_enc):
+        out[:, lo:lo + leaves.shape[1]] = leaves
+    return out
 
-    Numeric splits on complete rows take a lean path: in ``walk_*`` arrays a leaf
-    points to itself (threshold +inf), so a pair that arrives keeps stepping in place
-    and finished pairs are dropped only every few steps (:func:`compaction_schedule`).
-    Categorical splits and missing values use ``Tree``'s own step and drop pairs at
-    every level.
+
+def forest_leaves(stacked: StackedTrees, X_enc: np.ndarray):
+    """Yield ``(lo, leaves)`` for the rows from ``lo`` on, a chunk at a time: ``leaves``
+    (n_trees, rows of the chunk) holds every pair's leaf id in the stacked tree.
+
+    At most :data:`PAIRS_PER_CHUNK` (tree, row) pairs are walked at once, and every chunk
+    reuses the first one's arrays (``leaves`` too: the next chunk overwrites it). Fresh
+    arrays per chunk cost page faults as well as allocations: large freed arrays go
+    back to the system and come back as zeroed pages, about 2 µs per 4 KiB page on
+    this VM, which was a third of the walk's time (bench/README.md).
     """
-    tree = stacked.tree
-    n_rows, n_features = X_enc.shape
-    flat = X_enc.ravel()
-    general = bool(np.isnan(flat).any()) or bool((tree.split_kind >= 2).any())
-    code, shift, threshold = stacked.walk_code, stacked.walk_shift, stacked.walk_threshold
-    column = (1 << shift) - 1  # the bits of a code that hold the feature
-    out = np.repeat(stacked.roots, n_rows)
-    pair, node = np.arange(len(out)), out.copy()
-    row_start = np.tile(np.arange(n_rows, dtype=np.intp) * n_features, stacked.n_trees)
-    is_leaf = tree.children_left == TREE_LEAF
-    schedule, compactions, taken = stacked.compaction_steps, 0, 0
-    if not general:  # the first step without gathers: each tree reads one column
-        root = gather(code, stacked.roots)
-        x = np.ascontiguousarray(X_enc.T)[root & column]  # (n_trees, n_rows)
-        right = x > gather(threshold, stacked.roots)[:, None]
-        node, taken = ((root >> shift)[:, None] + right).ravel(), 1
-    done = is_leaf[node]  # trees of one leaf (or, after the first step, of depth one)
-    if done.any():
-        out[pair[done]] = node[done]
-        pair, node, row_start = pair[~done], node[~done], row_start[~done]
-    # The lean step's temporaries, reused from step to step (3-5% faster than fresh ones)
-    buffers = [np.empty(len(pair), dtype) for dtype in (np.intp, np.intp, float, float, bool)]
-    while len(pair):
-        if general:
-            at = node  # the last compaction left only pairs at internal nodes
-            node = tree._step(at, flat[row_start + tree.feature[at]], True, True)
-        else:
-            steps = (schedule[compactions] if compactions < len(schedule) else 1) - taken
-            compactions, taken = compactions + 1, 0
-            step, at, x, t, right = (b[:len(pair)] for b in buffers)
-            for _ in range(steps):  # node = left + (x > threshold), left and x by ``step``
-                code.take(node, out=step, mode="clip")  # gather() in place
-                np.add(np.bitwise_and(step, column, out=at), row_start, out=at)
-                flat.take(at, out=x, mode="clip")
-                threshold.take(node, out=t, mode="clip")
-                np.add(np.right_shift(step, shift, out=node), np.greater(x, t, out=right), out=node)
+    X_enc = np.ascontiguousarray(X_enc, dtype=np.float64)
+    n_rows = X_enc.shape[0]
+    step = max(1, PAIRS_PER_CHUNK // max(1, stacked.n_trees))
+    walk = _Walk(stacked, X_enc, stacked.n_trees * min(step, n_rows))
+    for lo in range(0, n_rows, step):
+        yield lo, walk.leaves(lo, min(lo + step, n_rows))
+
+
+class _Walk:
+    """What one :func:`forest_leaves` call walks its chunks with, made once.
+
+    The pairs still walking are the first ``n`` entries of ``pair`` (the pair's position
+    in the chunk's leaves), ``node`` and ``row_start`` (the row's offset in
+    ``X_enc.ravel()``); dropping the finished ones gathers the rest into a spare set of
+    the three arrays, and the two sets swap.
+    """
+
+    def __init__(self, stacked: StackedTrees, X_enc: np.ndarray, size: int):
+        self.stacked, self.X_enc, self.flat = stacked, X_enc, X_enc.ravel()
+        tree = stacked.tree
+        self.general = bool(np.isnan(self.flat).any()) or bool((tree.split_kind >= 2).any())
+        self.is_leaf = tree.children_left == TREE_LEAF
+        self.out = np.empty(size, dtype=np.intp)
+        self.done = np.empty(size, dtype=bool)
+        self.sets = [np.empty((3, size), dtype=np.intp) for _ in range(2)]
+        # The lean step's temporaries, reused from step to step (3-5% faster than fresh ones)
+        self.step_buffers = [np.empty(size, dtype) for dtype in (np.intp, np.intp, float, float, bool)]
+        self.X_T = np.empty((X_enc.shape[1], size // stacked.n_trees))  # a chunk's columns
+
+    def leaves(self, lo: int, hi: int) -> np.ndarray:
+        """Walk every (tree, row) pair of rows ``lo:hi`` down to its leaf.
+
+        Numeric splits on complete rows take a lean path: in ``walk_*`` arrays a leaf
+        points to itself (threshold +inf), so a pair that arrives keeps stepping in place
+        and finished pairs are dropped only every few steps (:func:`compaction_schedule`).
+        Categorical splits and missing values use ``Tree``'s own step and drop pairs at
+        every level.
+        """
+        stacked, tree, n_trees, rows = self.stacked, self.stacked.tree, self.stacked.n_trees, hi - lo
+        code, shift, threshold = stacked.walk_code, stacked.walk_shift, stacked.walk_threshold
+        column = (1 << shift) - 1  # the bits of a code that hold the feature
+        n = n_trees * rows
+        pair, node, row_start = self.sets[0][:, :n]
+        np.add(np.arange(n_trees)[:, None] * rows, np.arange(rows), out=pair.reshape(n_trees, rows))
+        row_start.reshape(n_trees, rows)[:] = np.arange(lo, hi) * self.X_enc.shape[1]
+        schedule, compactions, taken = stacked.compaction_steps, 0, 0
+        if self.general:
+            node.reshape(n_trees, rows)[:] = stacked.roots[:, None]
+        else:  # the first step without gathers: each tree reads one column
+            root = gather(code, stacked.roots)
+            x = self.step_buffers[2][:n].reshape(n_trees, rows)
+            X_T = self.X_T[:, :rows]
+            np.copyto(X_T, self.X_enc[lo:hi].T)
+            np.take(X_T, root & column, axis=0, out=x, mode="clip")
+            right = np.greater(x, gather(threshold, stacked.roots)[:, None],
+                               out=self.step_buffers[4][:n].reshape(n_trees, rows))
+            np.add((root >> shift)[:, None], right, out=node.reshape(n_trees, rows))
+            taken = 1
+        n = self._drop_finished(n)  # trees of one leaf (or, after the first step, of depth one)
+        while n:
+            pair, node, row_start = self.sets[0][:, :n]
+            if self.general:  # the last drop left only pairs at internal nodes
+                node[:] = tree._step(node, self.flat[row_start + tree.feature[node]], True, True)
+            else:
+                steps = (schedule[compactions] if compactions < len(schedule) else 1) - taken
+                compactions, taken = compactions + 1, 0
+                step, at, x, t, right = (b[:n] for b in self.step_buffers)
+                for _ in range(steps):  # node = left + (x > threshold), left and x by ``step``
+                    code.take(node, out=step, mode="clip")  # gather() in place
+                    np.add(np.bitwise_and(step, column, out=at), row_start, out=at)
+                    self.flat.take(at, out=x, mode="clip")
+                    threshold.take(node, out=t, mode="clip")
+                    np.add(np.right_shift(step, shift, out=node), np.greater(x, t, out=right), out=node)
+            n = self._drop_finished(n)
+        return self.out[:n_trees * rows].reshape(n_trees, rows)
+
+    def _drop_finished(self, n: int) -> int:
+        """Record the leaves of the first ``n`` pairs that reached one and keep the others
+        (in the spare set, which becomes the current one); returns how many are kept."""
+        current, spare = self.sets
+        pair, node = current[0, :n], current[1, :n]
+        done = self.is_leaf.take(node, out=self.done[:n], mode="clip")
         # Positions, then gathers: a boolean mask with many of both kinds costs numpy a
         # mispredicted branch per element (5x slower on 65,536 pairs, half of them done).
-        done = gather(is_leaf, node)
         finished = np.flatnonzero(done)
-        out[gather(pair, finished)] = gather(node, finished)
-        going = np.flatnonzero(~done)
-        pair, node, row_start = gather(pair, going), gather(node, going), gather(row_start, going)
-    return out.reshape(stacked.n_trees, n_rows)
+        self.out[gather(pair, finished)] = gather(node, finished)
+        going = np.flatnonzero(np.logical_not(done, out=done))
+        for kept, values in zip(spare, current, strict=True):
+            values[:n].take(going, out=kept[:len(going)], mode="clip")
+        self.sets = [spare, current]
+        return len(going)
 
 
 def leaf_values(stacked: StackedTrees, classifier: bool) -> np.ndarray:

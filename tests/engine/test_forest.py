@@ -16,6 +16,7 @@ from sklearn.tree import DecisionTreeClassifier as SkTree
 from engine._validation import FeatureEncoder, encode_labels
 from engine.data import load_sample
 from engine.ensemble import BaggingClassifier, RandomForestClassifier, RandomForestRegressor
+from engine.ensemble import _base as forest_base
 from engine.ensemble._base import compaction_schedule, forest_apply, stack_trees
 from engine.naive_bayes import GaussianNB
 from engine.tree import DecisionTreeClassifier, DecisionTreeRegressor
@@ -115,16 +116,24 @@ def test_predict_proba_is_the_mean_of_the_trees_on_categories_and_nan():
     np.testing.assert_allclose(forest.predict_proba(X_test), expected, rtol=1e-12)
 
 
+@pytest.mark.parametrize("rows_per_chunk", [None, 30])
 @pytest.mark.parametrize("with_nan", [False, True])
-def test_all_trees_descent_on_numeric_rows(with_nan):
-    """Numeric complete rows take the lean walk, rows with NaN the general step."""
+def test_all_trees_descent_on_numeric_rows(with_nan, rows_per_chunk, monkeypatch):
+    """Numeric complete rows take the lean walk, rows with NaN the general step; in
+    chunks of 30 rows (the last one of 20), each chunk reuses the first one's arrays."""
     X, y = numeric_data("classifier", n=300)
     forest = RandomForestClassifier(n_estimators=7, max_depth=12, random_state=0).fit(X, y)
+    if rows_per_chunk:
+        monkeypatch.setattr(forest_base, "PAIRS_PER_CHUNK", 7 * rows_per_chunk)
     X_test, _ = numeric_data("classifier", n=200, seed=6)
     if with_nan:
         X_test[::7, 1] = np.nan
     expected = np.mean([m.predict_proba(X_test) for m in forest.estimators_], axis=0)
     np.testing.assert_allclose(forest.predict_proba(X_test), expected, rtol=1e-12)
+    stacked = stack_trees([m.tree_ for m in forest.estimators_])
+    leaves = forest_apply(stacked, forest.encoder_.transform(X_test))
+    own = [m.apply(X_test) + root for m, root in zip(forest.estimators_, stacked.roots, strict=True)]
+    np.testing.assert_array_equal(leaves, np.array(own))
 
 
 @pytest.mark.parametrize("schedule", [None, [1], [2, 5], [50]])
