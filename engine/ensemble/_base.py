@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass, fields
 
 import numpy as np
@@ -245,18 +246,41 @@ def forest_leaves(stacked: StackedTrees, X_enc: np.ndarray):
     """Yield ``(lo, leaves)`` for the rows from ``lo`` on, a chunk at a time: ``leaves``
     (n_trees, rows of the chunk) holds every pair's leaf id in the stacked tree.
 
-    At most :data:`PAIRS_PER_CHUNK` (tree, row) pairs are walked at once, and every chunk
-    reuses the first one's arrays (``leaves`` too: the next chunk overwrites it). Fresh
-    arrays per chunk cost page faults as well as allocations: large freed arrays go
-    back to the system and come back as zeroed pages, about 2 µs per 4 KiB page on
-    this VM, which was a third of the walk's time (bench/README.md).
+    At most :data:`PAIRS_PER_CHUNK` (tree, row) pairs are walked at once, all in the same
+    arrays (``leaves`` too: the next chunk overwrites it), kept from one call to the next
+    by the thread (:func:`_walk_arrays`).
     """
     X_enc = np.ascontiguousarray(X_enc, dtype=np.float64)
     n_rows = X_enc.shape[0]
     step = max(1, PAIRS_PER_CHUNK // max(1, stacked.n_trees))
-    walk = _Walk(stacked, X_enc, stacked.n_trees * min(step, n_rows))
-    for lo in range(0, n_rows, step):
-        yield lo, walk.leaves(lo, min(lo + step, n_rows))
+    arrays = _walk_arrays(stacked.n_trees * min(step, n_rows))
+    try:
+        walk = _Walk(stacked, X_enc, arrays, min(step, n_rows))
+        for lo in range(0, n_rows, step):
+            yield lo, walk.leaves(lo, min(lo + step, n_rows))
+    finally:
+        _kept.arrays = arrays  # for this thread's next walk
+
+
+#: Per thread, the arrays of its last walk. Fresh arrays cost page faults as well as
+#: allocations: large freed arrays go back to the system and return as zeroed pages,
+#: about 2 µs per 4 KiB page on this VM. Made for each chunk of a walk, they were a third
+#: of predict_proba's time on 20,000 rows; made for each walk, a tenth on spambase
+#: (bench/README.md). At most :data:`PAIRS_PER_CHUNK` pairs' worth (about 12 MB) a
+#: thread, freed with it; a walk writes them before it reads them, and a second walk
+#: under way in the same thread at the same time makes its own.
+_kept = threading.local()
+
+
+def _walk_arrays(size: int) -> dict:
+    """Arrays for ``size`` pairs: this thread's last ones if large enough, else new ones."""
+    arrays = getattr(_kept, "arrays", None)
+    _kept.arrays = None
+    if arrays is None or len(arrays["out"]) < size:
+        arrays = {"out": np.empty(size, dtype=np.intp), "done": np.empty(size, dtype=bool),
+                  "sets": [np.empty((3, size), dtype=np.intp) for _ in range(2)],
+                  "step": [np.empty(size, dtype) for dtype in (np.intp, np.intp, float, float, bool)]}
+    return arrays
 
 
 class _Walk:
@@ -268,17 +292,15 @@ class _Walk:
     the three arrays, and the two sets swap.
     """
 
-    def __init__(self, stacked: StackedTrees, X_enc: np.ndarray, size: int):
+    def __init__(self, stacked: StackedTrees, X_enc: np.ndarray, arrays: dict, rows: int):
         self.stacked, self.X_enc, self.flat = stacked, X_enc, X_enc.ravel()
         tree = stacked.tree
         self.general = bool(np.isnan(self.flat).any()) or bool((tree.split_kind >= 2).any())
         self.is_leaf = tree.children_left == TREE_LEAF
-        self.out = np.empty(size, dtype=np.intp)
-        self.done = np.empty(size, dtype=bool)
-        self.sets = [np.empty((3, size), dtype=np.intp) for _ in range(2)]
+        self.out, self.done, self.sets = arrays["out"], arrays["done"], list(arrays["sets"])
         # The lean step's temporaries, reused from step to step (3-5% faster than fresh ones)
-        self.step_buffers = [np.empty(size, dtype) for dtype in (np.intp, np.intp, float, float, bool)]
-        self.X_T = np.empty((X_enc.shape[1], size // stacked.n_trees))  # a chunk's columns
+        self.step_buffers = arrays["step"]
+        self.X_T = np.empty((X_enc.shape[1], rows))  # a chunk's columns, for the first step
 
     def leaves(self, lo: int, hi: int) -> np.ndarray:
         """Walk every (tree, row) pair of rows ``lo:hi`` down to its leaf.

@@ -17,7 +17,7 @@ from engine._validation import FeatureEncoder, encode_labels
 from engine.data import load_sample
 from engine.ensemble import BaggingClassifier, RandomForestClassifier, RandomForestRegressor
 from engine.ensemble import _base as forest_base
-from engine.ensemble._base import compaction_schedule, forest_apply, stack_trees
+from engine.ensemble._base import compaction_schedule, forest_apply, forest_leaves, stack_trees
 from engine.naive_bayes import GaussianNB
 from engine.tree import DecisionTreeClassifier, DecisionTreeRegressor
 from tests.engine.test_estimator_checks import mixed_frame, numeric_data
@@ -149,6 +149,29 @@ def test_lean_walk_leaves_do_not_depend_on_the_compaction_schedule(schedule):
     leaves = forest_apply(stacked, forest.encoder_.transform(X_test))
     expected = [m.apply(X_test) + root for m, root in zip(forest.estimators_, stacked.roots, strict=True)]
     np.testing.assert_array_equal(leaves, np.array(expected))
+
+
+def test_walks_under_way_together_do_not_share_arrays(monkeypatch):
+    """A thread keeps its last walk's arrays for the next one; two walks under way at
+    once in one thread (and walks in other threads) each get their own."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    X, y = numeric_data("classifier", n=300)
+    forests = [RandomForestClassifier(n_estimators=8, random_state=s).fit(X, y) for s in (1, 2)]
+    stacks = [stack_trees([m.tree_ for m in f.estimators_]) for f in forests]
+    X_test = forests[0].encoder_.transform(numeric_data("classifier", n=200, seed=6)[0])
+    expected = [forest_apply(s, X_test) for s in stacks]
+    monkeypatch.setattr(forest_base, "PAIRS_PER_CHUNK", 8 * 30)
+    walked = [np.empty_like(e) for e in expected]
+    for chunks in zip(*(forest_leaves(s, X_test) for s in stacks), strict=True):
+        for out, (lo, leaves) in zip(walked, chunks, strict=True):
+            out[:, lo:lo + leaves.shape[1]] = leaves
+    for out, e in zip(walked, expected, strict=True):
+        np.testing.assert_array_equal(out, e)
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda i: forest_apply(stacks[i % 2], X_test), range(16)))
+    for i, leaves in enumerate(results):
+        np.testing.assert_array_equal(leaves, expected[i % 2])
 
 
 def test_lean_walk_handles_trees_of_one_leaf_and_of_depth_one():
