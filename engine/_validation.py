@@ -111,9 +111,11 @@ class FeatureEncoder:
         ]
         return self
 
-    def transform(self, X) -> np.ndarray:
+    def transform(self, X, order: str = "K") -> np.ndarray:
+        """A new float array of X's codes and numbers; ``order`` as numpy's, for a plain
+        numeric array (any other X comes back in C order)."""
         if self._is_plain_numeric(X):  # fast path: nothing to encode, only to check
-            out = np.array(X, dtype=np.float64)
+            out = np.array(X, dtype=np.float64, order=order)
             if np.isinf(out).any():
                 self._numbers(pd.Series(out[:, np.isinf(out).any(axis=0)][:, 0]),
                               self.feature_names_in_[np.isinf(out).any(axis=0)][0])

@@ -210,7 +210,7 @@ class BaseBagged(BaseEstimator):
 
     def _encode(self, X) -> np.ndarray:
         self._check_is_fitted()
-        X_enc = self.encoder_.transform(X)
+        X_enc = self.encoder_.transform(X, order="C")  # rows whole: the trees' walk reads them
         if X_enc.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X_enc.shape[1]} features; the model expects {self.n_features_in_}.")
         return X_enc

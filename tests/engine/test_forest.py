@@ -136,6 +136,19 @@ def test_all_trees_descent_on_numeric_rows(with_nan, rows_per_chunk, monkeypatch
     np.testing.assert_array_equal(leaves, np.array(own))
 
 
+def test_forest_encodes_columns_of_a_frame_into_whole_rows():
+    """A frame's numbers come out of to_numpy column by column (Fortran order); the
+    encoder hands the walk whole rows (C order) in its one copy, with the same values."""
+    X, y = numeric_data("classifier", n=200)
+    forest = RandomForestClassifier(n_estimators=4, random_state=0).fit(X, y)
+    X_f = np.asfortranarray(X)
+    encoded = forest._encode(X_f)
+    assert encoded.flags.c_contiguous and not np.shares_memory(encoded, X_f)
+    np.testing.assert_array_equal(encoded, X)
+    assert forest.encoder_.transform(X_f).flags.f_contiguous  # other callers: as given
+    np.testing.assert_array_equal(forest.predict_proba(X_f), forest.predict_proba(X))
+
+
 @pytest.mark.parametrize("schedule", [None, [1], [2, 5], [50]])
 def test_lean_walk_leaves_do_not_depend_on_the_compaction_schedule(schedule):
     """Compacting after every step, rarely, or never before the deepest leaf: the same
