@@ -358,6 +358,8 @@ class _Walk:
         # Positions, then gathers: a boolean mask with many of both kinds costs numpy a
         # mispredicted branch per element (5x slower on 65,536 pairs, half of them done).
         finished = np.flatnonzero(done)
+        if not len(finished):  # as after the first step of trees of some depth
+            return n
         self.out[gather(pair, finished)] = gather(node, finished)
         going = np.flatnonzero(np.logical_not(done, out=done))
         for kept, values in zip(spare, current, strict=True):
