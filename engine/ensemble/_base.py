@@ -262,13 +262,14 @@ def forest_leaves(stacked: StackedTrees, X_enc: np.ndarray):
         _kept.arrays = arrays  # for this thread's next walk
 
 
-#: Per thread, the arrays of its last walk. Fresh arrays cost page faults as well as
-#: allocations: large freed arrays go back to the system and return as zeroed pages,
-#: about 2 µs per 4 KiB page on this VM. Made for each chunk of a walk, they were a third
-#: of predict_proba's time on 20,000 rows; made for each walk, a tenth on spambase
-#: (bench/README.md). At most :data:`PAIRS_PER_CHUNK` pairs' worth (about 12 MB) a
-#: thread, freed with it; a walk writes them before it reads them, and a second walk
-#: under way in the same thread at the same time makes its own.
+#: Per thread, the arrays of its last walk. Fresh arrays cost allocations and, where the
+#: C allocator hands freed memory back to the system (any process that has not called
+#: :func:`engine._memory.keep_freed_memory`, as the app and bench/ do), page faults:
+#: about 2 µs per 4 KiB page on this VM. There, arrays made for each chunk were a third
+#: of predict_proba's time on 20,000 rows, and made for each walk a tenth on spambase;
+#: with the allocator kept, 1-4% (bench/README.md). At most :data:`PAIRS_PER_CHUNK` pairs'
+#: worth (about 12 MB) a thread, freed with it; a walk writes them before it reads them,
+#: and a second walk under way in the same thread at the same time makes its own.
 _kept = threading.local()
 
 
