@@ -296,7 +296,7 @@ class _Walk:
     def __init__(self, stacked: StackedTrees, X_enc: np.ndarray, arrays: dict, rows: int):
         self.stacked, self.X_enc, self.flat = stacked, X_enc, X_enc.ravel()
         tree = stacked.tree
-        self.general = bool(np.isnan(self.flat).any()) or bool((tree.split_kind >= 2).any())
+        self.categorical = bool((tree.split_kind >= 2).any())
         self.is_leaf = tree.children_left == TREE_LEAF
         self.out, self.done, self.sets = arrays["out"], arrays["done"], list(arrays["sets"])
         # The lean step's temporaries, reused from step to step (3-5% faster than fresh ones)
@@ -316,11 +316,12 @@ class _Walk:
         code, shift, threshold = stacked.walk_code, stacked.walk_shift, stacked.walk_threshold
         column = (1 << shift) - 1  # the bits of a code that hold the feature
         n = n_trees * rows
+        general = self.categorical or bool(np.isnan(self.X_enc[lo:hi]).any())  # for this chunk
         pair, node, row_start = self.sets[0][:, :n]
         np.add(np.arange(n_trees)[:, None] * rows, np.arange(rows), out=pair.reshape(n_trees, rows))
         row_start.reshape(n_trees, rows)[:] = np.arange(lo, hi) * self.X_enc.shape[1]
         schedule, compactions, taken = stacked.compaction_steps, 0, 0
-        if self.general:
+        if general:
             node.reshape(n_trees, rows)[:] = stacked.roots[:, None]
         else:  # the first step without gathers: each tree reads one column
             root = gather(code, stacked.roots)
@@ -335,7 +336,7 @@ class _Walk:
         n = self._drop_finished(n)  # trees of one leaf (or, after the first step, of depth one)
         while n:
             pair, node, row_start = self.sets[0][:, :n]
-            if self.general:  # the last drop left only pairs at internal nodes
+            if general:  # the last drop left only pairs at internal nodes
                 node[:] = tree._step(node, self.flat[row_start + tree.feature[node]], True, True)
             else:
                 steps = (schedule[compactions] if compactions < len(schedule) else 1) - taken
