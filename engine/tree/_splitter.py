@@ -144,8 +144,7 @@ def drawn_numeric_candidates(crit, level, values, rank, columns, allowed, min_le
     k = len(drawn.table)
     table_at = np.where(drawn.table >= 0, gather(columns, drawn.table) * values.shape[1], 0)
     at_value = gather(table_at.ravel(), drawn.group) + drawn.data_rows  # flat (column, row)
-    by_run = _sort_by_run(drawn.slot if k * m >= 2**16 else None, drawn.node, m,
-                          gather(rank.ravel(), at_value), drawn.group)  # ties: row order
+    by_run = order_by(drawn.group, gather(rank.ravel(), at_value))  # ties: row order
     count = np.bincount(drawn.group, minlength=k * m)
     group = np.repeat(np.arange(k * m), count)  # the runs in order: no gather needed
     # Values gathered in entry order (rows ascending within a column: cache-friendly),
@@ -219,23 +218,6 @@ class DrawnEntries:
         node = spread(level.node)
         group = slot * m + node
         return DrawnEntries(node, spread(level.rows), spread(level.data_rows), slot, group, table)
-
-
-def _sort_by_run(f, node: np.ndarray, m: int, rank: np.ndarray, group: np.ndarray) -> np.ndarray:
-    """Stable order of entries by run ``group`` (``f`` · m + ``node``), then rank.
-
-    Least significant key first, each a stable 16-bit sort, which numpy does by radix
-    (about 5x faster than sorting one 64-bit key): rank then run when every run number
-    fits 16 bits (the caller passes ``f`` None), rank then node then ``f`` otherwise
-    (many nodes, as when a forest grows many trees at once).
-    """
-    if not len(group) or rank.max() >= 2**16 or m >= 2**16:
-        return np.argsort((group.astype(np.int64) << 31) + rank, kind="stable")
-    keys = [rank, group] if f is None else [rank, node, f]
-    order = np.argsort(keys[0].astype(np.uint16), kind="stable")
-    for key in keys[1:]:
-        order = gather(order, np.argsort(gather(key, order).astype(np.uint16), kind="stable"))
-    return order
 
 
 @dataclass
@@ -350,6 +332,30 @@ def gather(values: np.ndarray, at: np.ndarray) -> np.ndarray:
     clipped, not reported, so it is kept to positions the caller built itself.
     """
     return values.take(at, mode="clip")
+
+
+def order_by(major: np.ndarray, minor: np.ndarray) -> np.ndarray:
+    """Positions that sort by ``major``, then ``minor`` (non-negative integers), equal
+    pairs in position order: a stable argsort on two keys.
+
+    Both keys and the position are packed into one int64, so no two keys are equal and
+    numpy's plain sort of integers (vectorised on processors with AVX2 or AVX-512)
+    gives the stable order; the position is read back from the low bits. On this VM it
+    is about 3x faster than sorting by each key in turn with 16-bit radix argsorts
+    (bench/README.md). Keys too wide to pack fall back to ``np.lexsort``.
+    """
+    n = len(major)
+    if not n:
+        return np.zeros(0, dtype=np.intp)
+    at_bits = (n - 1).bit_length()
+    minor_bits = int(minor.max()).bit_length()
+    if at_bits + minor_bits + int(major.max()).bit_length() > 63:
+        return np.lexsort((minor, major))
+    key = (major.astype(np.int64) << minor_bits | minor) << at_bits
+    key |= np.arange(n)
+    key.sort()
+    key &= (1 << at_bits) - 1
+    return key
 
 
 def cumsum0(x: np.ndarray) -> np.ndarray:

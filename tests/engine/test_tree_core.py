@@ -410,6 +410,21 @@ def test_drawn_entries_pair_every_row_with_its_nodes_draws_in_row_order(low):
         assert np.all(drawn.table[len(draws):, i] == -1)
 
 
+@pytest.mark.parametrize(("n", "major_high", "minor_high"), [
+    (0, 1, 1), (1, 1, 1), (1000, 7, 5), (50_000, 2**20, 2**16), (300, 2**40, 2**30),
+])
+def test_order_by_is_a_stable_two_key_argsort(n, major_high, minor_high):
+    """Many ties on both keys; the last case is too wide to pack and falls back."""
+    rng = np.random.default_rng(n)
+    major = rng.integers(0, major_high, size=n)
+    minor = rng.integers(0, minor_high, size=n).astype(np.int32 if minor_high < 2**31 else np.int64)
+    major[: n // 2] = major[0] if n else 0  # ties on the major key
+    minor[: n // 3] = 0  # and on both
+    order = splitter.order_by(major, minor)
+    assert order.dtype == np.intp
+    np.testing.assert_array_equal(order, np.lexsort((minor, major)))
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_feature_draw_takes_the_first_k_varying_features_by_priority(seed):
     """Each node gets the ``k`` features of lowest priority among those that vary in its
