@@ -323,13 +323,43 @@ def _histogram_runs(level, prep, coded, allowed) -> _HistogramRuns:
     return _HistogramRuns(feature, node, width, start, pair_start, allowed)
 
 
+def _coded_classes(crit, prep: PreparedFeatures) -> np.ndarray:
+    """(rows, n_coded) ``code * n_classes + class`` of every training row, for
+    :func:`_slot_histogram` with unit weights; made on first use in a fit (``crit``
+    belongs to one fit) instead of being worked out again at every level."""
+    made = getattr(crit, "_coded_classes", None)
+    if made is None or made[0] is not prep:
+        codes = prep.source.codes
+        if prep.source is not prep:
+            codes = codes[prep.in_source(np.arange(len(crit.codes)))]
+        k = crit.n_classes
+        table = codes.astype(smallest_int((int(prep.n_bins.max(initial=0)) + 1) * k))
+        table *= k
+        table += crit.codes[:, None].astype(table.dtype)
+        made = crit._coded_classes = (prep, table)
+    return made[1]
+
+
 def _slot_histogram(crit, level, prep, coded, runs: _HistogramRuns):
     """Statistics of the occupied slots and of every run's missing slot.
 
     Returns the kept slots' statistics (k, n_stats) in slot order and, per kept slot,
     its run, value code and whether it is the run's missing slot.
     """
-    if len(runs.start) == runs.pair_start.size:  # every pair searched
+    n_slots = runs.n_slots
+    every_pair = len(runs.start) == runs.pair_start.size
+    if every_pair and getattr(crit, "unit_weight", False):  # class counts: one bincount
+        # each entry's (slot, class) bin: its run's first slot times k, plus its row's
+        # code * k + class from a table made once per fit
+        k = crit.n_classes
+        coded_class = _coded_classes(crit, prep)[level.rows]
+        if len(coded) < coded_class.shape[1]:
+            coded_class = coded_class[:, coded]
+        first = np.ascontiguousarray(runs.pair_start.T) * k
+        key = (np.take(first, level.node, axis=0) + coded_class).ravel()
+        sums = np.bincount(key, minlength=n_slots * k).reshape(n_slots, k)
+        return _kept_slots(runs, sums, sum(sums[:, q] for q in range(k)))  # no slow row sums
+    if every_pair:
         codes = prep.source.codes[level.data_rows]
         if len(coded) < codes.shape[1]:
             codes = codes[:, coded]
@@ -349,7 +379,6 @@ def _slot_histogram(crit, level, prep, coded, runs: _HistogramRuns):
             return gather(a, drawn.rows)
     # Sums over every slot, then the occupied ones taken: cheaper than renumbering each
     # entry's slot among the occupied ones first (a gather per entry, a pass per slot).
-    n_slots = runs.n_slots
     if getattr(crit, "unit_weight", False):  # class counts: one unweighted bincount
         k = crit.n_classes
         sums = np.bincount(key * k + per_pair(crit.codes), minlength=n_slots * k).reshape(n_slots, k)
@@ -363,11 +392,17 @@ def _slot_histogram(crit, level, prep, coded, runs: _HistogramRuns):
         else:
             sums = np.column_stack([np.bincount(key, weights=per_pair(column), minlength=n_slots)
                                     for column in crit.stats_t])
+    return _kept_slots(runs, sums, n_rows)
+
+
+def _kept_slots(runs: _HistogramRuns, sums: np.ndarray, n_rows: np.ndarray):
+    """:func:`_slot_histogram`'s result from the sums (n_slots, n_stats - 1) and row
+    counts of every slot."""
     keep = n_rows > 0
     missing_at = runs.start + runs.width - 1
     keep[missing_at] = True
     kept = np.flatnonzero(keep)
-    hist = np.empty((len(kept), crit.stats.shape[1]))
+    hist = np.empty((len(kept), sums.shape[1] + 1))
     hist[:, -1] = n_rows[kept]  # the row count, every criterion's last statistic
     hist[:, :-1] = np.take(sums, kept, axis=0)
     slot_run = np.searchsorted(runs.start, kept, side="right") - 1

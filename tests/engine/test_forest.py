@@ -299,14 +299,16 @@ def test_tree_fit_encoded_hook_equals_fit():
     np.testing.assert_array_equal(hooked.predict_proba(X), plain.predict_proba(X))
 
 
+@pytest.mark.parametrize("bootstrap", [True, False])
 @pytest.mark.parametrize("max_features", [2, None])
 @pytest.mark.parametrize("kind", ["numeric with gaps", "mixed frame", "regression"])
-def test_forest_trees_are_the_standalone_trees_of_their_bootstrap(kind, max_features):
+def test_forest_trees_are_the_standalone_trees_of_their_bootstrap(kind, max_features, bootstrap):
     """A forest sorts its columns once and hands each tree its in-bag rows; drawing
     trees read the data in place and sort only the (node, feature) pairs they drew,
     trees of every feature (bagging) carry presorted orders of their stacked rows. Each
     tree must still be exactly the tree a standalone fit grows with the same seed and the
-    in-bag counts as weights."""
+    in-bag counts as weights. Without bootstrap every in-bag row weighs 1, which
+    the histogram counts by class alone (``_binning._coded_classes``)."""
     if kind == "mixed frame":
         X, y = mixed_frame("classifier")
     else:
@@ -317,6 +319,7 @@ def test_forest_trees_are_the_standalone_trees_of_their_bootstrap(kind, max_feat
     forest_class, tree_class = ((RandomForestRegressor, DecisionTreeRegressor) if regression
                                 else (RandomForestClassifier, DecisionTreeClassifier))
     forest = forest_class(n_estimators=5, max_features=max_features, min_samples_leaf=2,
+                          bootstrap=bootstrap, max_samples=None if bootstrap else 0.7,
                           random_state=7).fit(X, y)
     for member, counts in zip(forest.estimators_, forest.inbag_counts_, strict=True):
         alone = tree_class(max_features=max_features, min_samples_leaf=2,
