@@ -199,6 +199,11 @@ def encode_labels(y) -> tuple[np.ndarray, np.ndarray]:
 
     Any hashable labels work (strings, numbers, booleans); missing labels are refused.
     """
+    values = y.to_numpy() if isinstance(y, pd.Series) and isinstance(y.dtype, np.dtype) else y
+    if isinstance(values, np.ndarray) and values.ndim == 1 and _plain_numbers(values):
+        # the same classes and codes as below, without a Python object per label
+        classes, codes = np.unique(values, return_inverse=True)
+        return classes.astype(np.float64 if values.dtype.kind == "f" else np.int64), codes.astype(np.intp)
     series = pd.Series(np.asarray(y, dtype=object) if not isinstance(y, pd.Series) else y)
     if series.ndim != 1:
         raise ValueError("y must be one-dimensional.")
@@ -213,6 +218,14 @@ def encode_labels(y) -> tuple[np.ndarray, np.ndarray]:
     elif len(classes) and all(isinstance(c, (float, np.floating)) for c in classes):
         classes = classes.astype(np.float64)
     return classes, codes.astype(np.intp)
+
+
+def _plain_numbers(values: np.ndarray) -> bool:
+    """Integers that fit int64, or floats without NaN."""
+    kind = values.dtype.kind
+    if kind == "f":
+        return not np.isnan(values).any()
+    return kind == "i" or (kind == "u" and values.dtype.itemsize < 8)
 
 
 def check_magnitude(values: np.ndarray, what: str) -> None:

@@ -107,7 +107,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
 
     def _fit_targets(self, y, sample_weight, n_samples: int) -> np.ndarray:
         """Labels → ``classes_``, ``class_count_`` and the weighted one-hot matrix Y (n, K)."""
-        self.classes_, codes = _encode_targets(y)
+        self.classes_, codes = encode_labels(y)
         self.n_classes_ = len(self.classes_)
         weight = check_sample_weight(sample_weight, n_samples)
         Y = np.zeros((n_samples, len(self.classes_)))
@@ -179,17 +179,6 @@ class BaseNB(ClassifierMixin, BaseEstimator):
             jll[impossible] = self.class_log_prior_
             log_evidence[impossible] = logsumexp(self.class_log_prior_)
         return jll - log_evidence[:, None]
-
-
-def _encode_targets(y) -> tuple[np.ndarray, np.ndarray]:
-    """``encode_labels`` with a fast path for a plain numeric array (same ``classes_`` dtypes)."""
-    if isinstance(y, np.ndarray) and y.ndim == 1 and y.dtype.kind in "iuf":
-        if y.dtype.kind == "f" and np.isnan(y).any():
-            return encode_labels(y)  # let it raise its message
-        classes, codes = np.unique(y, return_inverse=True)
-        dtype = np.float64 if y.dtype.kind == "f" else np.int64
-        return classes.astype(dtype), codes.astype(np.intp)
-    return encode_labels(y)
 
 
 def per_class_table(classes: np.ndarray, columns: dict[str, np.ndarray], index) -> pd.DataFrame:

@@ -4,9 +4,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._validation import as_frame, is_categorical_dtype
+from .._validation import as_frame, encode_labels, is_categorical_dtype
 from ..text import Vocabulary, is_text_column, tokenize
-from ._base import BaseNB, _encode_targets, feature_index
+from ._base import BaseNB, feature_index
 from ._categorical import CategoricalNB
 from ._discrete import MultinomialNB, masked_dot
 from ._gaussian import GaussianNB
@@ -84,7 +84,7 @@ class MixedNB(BaseNB):
 
     def fit(self, X, y, sample_weight=None) -> MixedNB:
         # Weight-0 rows leave no trace in Y, so the labels for the per-kind models come from here.
-        self._codes = _encode_targets(y)[1]
+        self._codes = encode_labels(y)[1]
         try:
             return super().fit(X, y, sample_weight)
         finally:
