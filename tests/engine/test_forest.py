@@ -165,6 +165,21 @@ def test_lean_walk_leaves_do_not_depend_on_the_compaction_schedule(schedule):
     np.testing.assert_array_equal(leaves, np.array(expected))
 
 
+def test_walk_codes_are_int32_when_they_fit_and_int64_walks_alike():
+    """Codes of a stack past 2**31 stay int64: the same leaves, and a thread's kept
+    arrays are remade when the code type changes from one walk to the next."""
+    X, y = numeric_data("classifier", n=300)
+    forest = RandomForestClassifier(n_estimators=5, random_state=2).fit(X, y)
+    X_test = forest.encoder_.transform(numeric_data("classifier", n=100, seed=5)[0])
+    narrow = stack_trees([m.tree_ for m in forest.estimators_])
+    wide = stack_trees([m.tree_ for m in forest.estimators_])
+    wide._walk = (narrow.walk_code.astype(np.int64),) + wide._walk[1:]
+    assert narrow.walk_code.dtype == np.int32
+    expected = [m.apply(X_test) + root for m, root in zip(forest.estimators_, narrow.roots, strict=True)]
+    for stacked in (narrow, wide, narrow):
+        np.testing.assert_array_equal(forest_apply(stacked, X_test), np.array(expected))
+
+
 def test_walks_under_way_together_do_not_share_arrays(monkeypatch):
     """A thread keeps its last walk's arrays for the next one; two walks under way at
     once in one thread (and walks in other threads) each get their own."""
