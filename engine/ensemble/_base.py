@@ -26,8 +26,9 @@ from ..tree._tree import NODE_REFERENCES
 
 #: (tree, row) pairs walked at once by :func:`forest_apply`: few enough that every
 #: step's temporaries stay in the CPU cache (measured 1.3-1.8x faster than 2,000,000),
-#: enough that the walk's per-call costs are spread thin (3-10% faster than 65,536).
-PAIRS_PER_CHUNK = 1 << 17
+#: enough that the walk's per-call costs are spread thin (3-10% faster than 65,536;
+#: 2% faster than 131,072 once the chunks were filled evenly, bench/README.md).
+PAIRS_PER_CHUNK = 163_840
 #: joblib's ``prefer`` for parallel fits; bench/bench_forest.py measures the other one.
 PARALLEL_PREFER = "processes"
 #: Parallel fits hand each worker this many batches of members (progress moves per batch).
@@ -256,7 +257,9 @@ def forest_leaves(stacked: StackedTrees, X_enc: np.ndarray):
     """
     X_enc = np.ascontiguousarray(X_enc, dtype=np.float64)
     n_rows = X_enc.shape[0]
-    step = max(1, PAIRS_PER_CHUNK // max(1, stacked.n_trees))
+    most = max(1, PAIRS_PER_CHUNK // max(1, stacked.n_trees))  # rows a chunk may hold
+    n_chunks = max(1, -(-n_rows // most))
+    step = max(1, -(-n_rows // n_chunks))  # chunks filled evenly: no small last one
     arrays = _walk_arrays(stacked.n_trees * min(step, n_rows), stacked.walk_code.dtype)
     try:
         walk = _Walk(stacked, X_enc, arrays, min(step, n_rows))
@@ -272,7 +275,7 @@ def forest_leaves(stacked: StackedTrees, X_enc: np.ndarray):
 #: about 2 µs per 4 KiB page on this VM. There, arrays made for each chunk were a third
 #: of predict_proba's time on 20,000 rows, and made for each walk a tenth on spambase;
 #: with the allocator kept, 1-4% (bench/README.md). At most :data:`PAIRS_PER_CHUNK` pairs'
-#: worth (about 12 MB) a thread, freed with it; a walk writes them before it reads them,
+#: worth (about 14 MB) a thread, freed with it; a walk writes them before it reads them,
 #: and a second walk under way in the same thread at the same time makes its own.
 _kept = threading.local()
 

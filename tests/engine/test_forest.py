@@ -120,8 +120,9 @@ def test_predict_proba_is_the_mean_of_the_trees_on_categories_and_nan():
 @pytest.mark.parametrize("with_nan", [False, True])
 def test_all_trees_descent_on_numeric_rows(with_nan, rows_per_chunk, monkeypatch):
     """Numeric complete rows take the lean walk, rows with NaN the general step; in
-    chunks of 30 rows (the last one of 20), each chunk reuses the first one's arrays and
-    only the first three chunks, which hold the NaN, take the general step."""
+    chunks of at most 30 rows (seven, filled evenly: 29 rows, the last one 26), each
+    chunk reuses the first one's arrays and only the first three chunks, which hold
+    the NaN, take the general step."""
     X, y = numeric_data("classifier", n=300)
     forest = RandomForestClassifier(n_estimators=7, max_depth=12, random_state=0).fit(X, y)
     if rows_per_chunk:
@@ -135,6 +136,9 @@ def test_all_trees_descent_on_numeric_rows(with_nan, rows_per_chunk, monkeypatch
     leaves = forest_apply(stacked, forest.encoder_.transform(X_test))
     own = [m.apply(X_test) + root for m, root in zip(forest.estimators_, stacked.roots, strict=True)]
     np.testing.assert_array_equal(leaves, np.array(own))
+    if rows_per_chunk:
+        chunks = [(lo, part.shape[1]) for lo, part in forest_leaves(stacked, X_test)]
+        assert chunks == [(29 * i, 29) for i in range(6)] + [(174, 26)]
 
 
 def test_forest_encodes_columns_of_a_frame_into_whole_rows():
