@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from engine._validation import encode_labels
 from engine.base import BaseEstimator, NotFittedError, clone
 from engine.metrics import accuracy_score, r2_score
 from engine.tree import DecisionTreeClassifier, DecisionTreeRegressor
@@ -459,6 +460,21 @@ def test_integer_labels_keep_their_values_and_dtype(case):
     assert model.classes_.tolist() == [3, 7]
     assert np.issubdtype(pred.dtype, np.integer)
     assert set(pred.tolist()) <= {3, 7}
+
+
+@pytest.mark.parametrize("y", [
+    np.array([7, -2, 7, 0]), np.array([3, 1, 3], dtype=np.uint8), np.array([0.5, -1.0, 0.5]),
+    pd.Series([2, 9, 2], name="target"),
+])
+def test_numeric_labels_encode_as_through_python_objects(y):
+    """Numeric arrays take np.unique; a list of the same labels takes the object path:
+    the same classes, in the same dtype, and the same codes."""
+    classes, codes = encode_labels(y)
+    expected_classes, expected_codes = encode_labels(list(np.asarray(y).tolist()))
+    assert classes.dtype == expected_classes.dtype
+    np.testing.assert_array_equal(classes, expected_classes)
+    np.testing.assert_array_equal(codes, expected_codes)
+    assert codes.dtype == np.intp
 
 
 @classifier_cases
