@@ -374,9 +374,11 @@ def _class_changes(codes, v, same_run, cut) -> np.ndarray:
     new_group[1:] = ~tied
     group_start = np.flatnonzero(new_group)
     group = np.cumsum(new_group) - 1
-    low = np.minimum.reduceat(codes, group_start)
-    high = np.maximum.reduceat(codes, group_start)
-    group_class = np.where(low == high, low, -1)
+    # A group is mixed if two of its neighbouring rows differ in class: counted along the
+    # rows, a cumulative sum read at each group's ends (reduceat is slow on small groups).
+    mixed = cumsum0(tied & (codes[1:] != codes[:-1]))
+    group_end = np.append(group_start[1:], len(v))
+    group_class = np.where(mixed[group_end - 1] > mixed[group_start], -1, codes[group_start])
     before, after = group_class[group[:-1]], group_class[group[1:]]
     return (before < 0) | (before != after)
 
