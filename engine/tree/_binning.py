@@ -118,6 +118,17 @@ class PreparedFeatures:
                           axis=1)
         return rank
 
+    @cached_property
+    def mode(self) -> tuple[np.ndarray, np.ndarray]:
+        """(n_numeric,) twice: each numeric feature's most common present value (the
+        smallest of equally common ones; NaN if every value is missing) and the number
+        of rows holding it. :func:`prepare_features` fills it in as it codes the
+        columns; a taken preparation (:meth:`take`) works it out from its orders."""
+        found = [_common_value(_present(column[order]))
+                 for column, order in zip(self.numeric_values, self.order, strict=True)]
+        return (np.array([f[0] for f in found], dtype=np.float64),
+                np.array([f[1] for f in found], dtype=np.intp))
+
     @property
     def n_features(self) -> int:
         return self.values.shape[0]
@@ -197,15 +208,19 @@ def prepare_features(
     numeric_values = _rows_of(values, numeric)
     # argsort puts NaN last, which is where the splitter expects missing values.
     order = np.argsort(numeric_values, axis=1, kind="stable").astype(np.intp)
-    coded, codes, distinct = [], [], []
+    coded, codes, distinct, common = [], [], [], []
     for i, column in enumerate(numeric_values):
-        found = _distinct_codes(column, order[i], max_bins)
+        ranked = _present(column[order[i]])
+        new_value = np.ones(len(ranked), dtype=bool)
+        new_value[1:] = ranked[1:] != ranked[:-1]
+        common.append(_common_value(ranked, new_value))
+        found = _distinct_codes(ranked, new_value, order[i], max_bins)
         if found is not None:
             coded.append(i)
             codes.append(found[0])
             distinct.append(found[1])
     n_bins = np.array([len(d) for d in distinct], dtype=np.intp)
-    return PreparedFeatures(
+    prep = PreparedFeatures(
         values, numeric, categorical, n_categories, numeric_values, order,
         coded=np.array(coded, dtype=np.intp),
         codes=np.array(codes, dtype=smallest_int(n_bins.max(initial=0)))
@@ -214,6 +229,10 @@ def prepare_features(
         bin_values=np.concatenate(distinct) if distinct else np.zeros(0),
         bin_start=np.cumsum(n_bins) - n_bins,
     )
+    prep.__dict__["mode"] = (  # the cached property, from the values walked above
+        np.array([c[0] for c in common], dtype=np.float64),
+        np.array([c[1] for c in common], dtype=np.intp))
+    return prep
 
 
 def smallest_int(largest: int) -> type:
@@ -229,20 +248,35 @@ def _rows_of(values: np.ndarray, numeric: np.ndarray) -> np.ndarray:
     return values[numeric]
 
 
-def _distinct_codes(column: np.ndarray, order: np.ndarray, max_bins: int | None):
-    """(codes, distinct values) from the presorted order, or None if too many values."""
+def _present(ranked: np.ndarray) -> np.ndarray:
+    """A column's values in sorted order without the missing ones (sorted last)."""
+    return ranked[:len(ranked) - np.count_nonzero(np.isnan(ranked))]
+
+
+def _common_value(ranked: np.ndarray, new_value: np.ndarray | None = None) -> tuple[float, int]:
+    """The most common of sorted present values (the smallest if several) and its count;
+    ``new_value`` marks where each value starts."""
+    if not len(ranked):
+        return np.nan, 0
+    if new_value is None:
+        new_value = np.ones(len(ranked), dtype=bool)
+        new_value[1:] = ranked[1:] != ranked[:-1]
+    start = np.flatnonzero(new_value)
+    length = np.diff(start, append=len(ranked))
+    j = int(np.argmax(length))
+    return float(ranked[start[j]]), int(length[j])
+
+
+def _distinct_codes(ranked, new_value, order: np.ndarray, max_bins: int | None):
+    """(codes, distinct values) of a column from its sorted present values ``ranked``
+    (``new_value`` where each starts) and its presorted order, or None if too many."""
     if max_bins is None:
         return None
-    ranked = column[order]
-    present = ~np.isnan(ranked)
-    ranked = ranked[present]
-    new_value = np.ones(len(ranked), dtype=bool)
-    new_value[1:] = ranked[1:] != ranked[:-1]
-    n_values = int(new_value.sum())
+    n_values = int(np.count_nonzero(new_value))
     if n_values > max_bins:
         return None
-    codes = np.full(len(column), n_values, dtype=np.intp)
-    codes[order[present]] = np.cumsum(new_value) - 1
+    codes = np.full(len(order), n_values, dtype=np.intp)
+    codes[order[:len(ranked)]] = np.cumsum(new_value) - 1
     return codes, ranked[new_value]
 
 

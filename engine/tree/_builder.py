@@ -30,6 +30,7 @@ from ._splitter import (
     multiway_candidates,
     numeric_candidates,
     select_candidates,
+    sparse_numeric_candidates,
 )
 from ._tree import (
     CATEGORICAL_BINARY,
@@ -134,7 +135,7 @@ def build_trees(prep: PreparedFeatures, crit, params: GrowParams, tree_of_row) -
     used = np.zeros((n_trees, prep.n_features), dtype=bool)
     draws = params.max_features is not None and params.max_features < prep.n_features
     # a forest's draws sort their own rows
-    order = None if draws else _Orders(prep.order, prep.coded, prep.values.shape[1])
+    order = None if draws else _Orders(prep, _sparse_features(prep, crit, params))
     parent, previous, tree_of_node = np.full(n_trees, -1), None, np.arange(n_trees)
     records: list[_LevelRecord] = []
     while len(parent):
@@ -207,19 +208,44 @@ def _splittable(record: _LevelRecord, depth: int, params: GrowParams) -> np.ndar
     )
 
 
+#: A numeric feature is searched through the rows not holding its most common value
+#: (:func:`._splitter.sparse_numeric_candidates`) when they are at most this share of
+#: the rows; every numeric feature is, when they are at most this share of all the
+#: numeric values (a dense search for a few features costs more than it saves).
+SPARSE_SHARE = 0.5
+
+
+def _sparse_features(prep: PreparedFeatures, crit, params: GrowParams) -> np.ndarray:
+    """Positions (in ``prep.numeric``) of the features searched sparsely: where the rows
+    weigh 1 each (class counts) and a leaf may hold a single row."""
+    if not getattr(crit, "unit_weight", False) or params.min_samples_leaf > 1:
+        return np.zeros(0, dtype=np.intp)
+    mode, n_common = prep.mode
+    n = prep.values.shape[1]
+    others = np.where(np.isnan(mode), n, n - n_common)  # every value missing: not sparse
+    if others.sum() <= SPARSE_SHARE * others.size * n:
+        return np.flatnonzero(~np.isnan(mode))
+    return np.flatnonzero(others <= SPARSE_SHARE * n)
+
+
 class _Orders:
     """Each numeric feature's active rows sorted by value (missing last), kept up to date
     from level to level by dropping the rows that left.
 
     Few-valued features (``coded``) are mostly counted by histogram, which needs no order:
     theirs are brought up to date only at a level that sorts one of them (a stale order
-    holds every current row, in value order, among rows that have left).
+    holds every current row, in value order, among rows that have left). Features mostly
+    of one value (``sparse``) keep only the rows of their other values, all in one list
+    (:attr:`sparse_entries`), and have no full order.
     """
 
-    def __init__(self, order: np.ndarray, coded: np.ndarray, n_samples: int):
+    def __init__(self, prep: PreparedFeatures, sparse: np.ndarray):
+        order, n_samples = prep.order, prep.values.shape[1]
         lazy = np.zeros(len(order), dtype=bool)
-        lazy[coded] = True
-        self._groups = [np.flatnonzero(~lazy), np.flatnonzero(lazy)]  # eager, lazy
+        lazy[prep.coded] = True
+        is_sparse = np.zeros(len(order), dtype=bool)
+        is_sparse[sparse] = True
+        self._groups = [np.flatnonzero(~lazy & ~is_sparse), np.flatnonzero(lazy & ~is_sparse)]
         self._orders = [order[g] for g in self._groups]
         self._where = np.empty(len(order), dtype=np.intp)  # a feature's row in its group
         for g in self._groups:
@@ -227,6 +253,14 @@ class _Orders:
         self._lazy = lazy
         self._active = np.zeros(n_samples, dtype=bool)
         self._n_rows = n_samples
+        self.sparse = sparse
+        self.is_sparse = is_sparse
+        self.sparse_mode = prep.mode[0][sparse]
+        ranked = np.take_along_axis(prep.numeric_values[sparse], order[sparse], axis=1).ravel()
+        at = np.flatnonzero(ranked != np.repeat(self.sparse_mode, n_samples))  # missing too
+        #: Row, column (a position in ``sparse``) and value of every active row whose value
+        #: is not its feature's common one, feature after feature, in value order.
+        self.sparse_entries = (order[sparse].ravel()[at], at // n_samples, ranked[at])
 
     def keep(self, rows: np.ndarray) -> None:
         """The level's rows are now ``rows``: the eager orders drop the others."""
@@ -234,6 +268,11 @@ class _Orders:
         self._active[rows] = True
         self._n_rows = len(rows)
         self._bring_up(0)
+        if len(self.sparse):
+            entries = self.sparse_entries
+            kept = np.flatnonzero(self._active[entries[0]])
+            if len(kept) < len(entries[0]):
+                self.sparse_entries = tuple(gather(a, kept) for a in entries)
 
     def _bring_up(self, group: int) -> None:
         order = self._orders[group]
@@ -341,9 +380,15 @@ def _numeric_parts(prep, crit, level, order, min_leaf, allowed=None) -> list[Can
     slots = level.n_nodes * (prep.n_bins + 1)
     by_histogram = slots <= HISTOGRAM_SLOTS_PER_ROW * len(level.rows)
     by_sorting = np.ones(len(prep.numeric), dtype=bool)
+    parts = []
+    if order is not None and len(order.sparse):
+        by_histogram &= ~order.is_sparse[prep.coded]
+        by_sorting[order.sparse] = False
+        part = sparse_numeric_candidates(crit, level, order.sparse_mode, order.sparse_entries)
+        part.feature = prep.numeric[order.sparse[part.feature]]
+        parts.append(part)
     by_sorting[prep.coded[by_histogram]] = False
     sorted_ = np.flatnonzero(by_sorting)
-    parts = []
     if by_histogram.any():
         coded = np.flatnonzero(by_histogram)
         coded_allowed = None if allowed is None else numeric_allowed[:, prep.coded[coded]]

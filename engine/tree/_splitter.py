@@ -158,6 +158,100 @@ def drawn_numeric_candidates(crit, level, values, rank, columns, allowed, min_le
     return part
 
 
+def sparse_numeric_candidates(crit, level, mode, entries) -> Candidates:
+    """Candidates ``x <= t`` of numeric features from the rows whose value is *not* the
+    feature's most common one (unit weights, ``min_samples_leaf`` 1).
+
+    Many columns are mostly one value (a word that an e-mail does not contain: 0). The
+    rows holding a feature's common value ``mode`` form one group of equal values in
+    every node, so its class counts are the node's totals minus those of the other rows
+    and the rows themselves never need to be touched. Only the others, ``entries``
+    (row, column, value) of each, column after column and in value order (missing
+    last), are sorted by (column, node) and summed as :func:`numeric_candidates` sums
+    them; the common value's group sits between the entries below it and the ones above,
+    so it adds its counts to every cut above it and brings two cuts of its own.
+    ``mode`` (n_columns,) holds the columns' common values. Returned ``feature``
+    indexes the columns.
+    """
+    m, k, n_cols = level.n_nodes, crit.n_classes, len(mode)
+    n_runs, n_stats = n_cols * m, crit.stats.shape[1]
+    e_row, e_col, e_v = entries
+    node_of_row = np.empty(len(crit.codes), dtype=np.intp)
+    node_of_row[level.rows] = level.node
+    # Runs (column, node), each still in value order; `group` the run of each entry.
+    by_run, group = order_by(e_col * m + gather(node_of_row, e_row), keys=True)
+    row, v = gather(e_row, by_run), gather(e_v, by_run)
+    codes = gather(crit.codes, row)
+    count = np.bincount(group, minlength=n_runs)
+    start = np.cumsum(count) - count
+    missing_v = np.isnan(v)
+    any_missing = bool(missing_v.any())
+    n_present = count - np.bincount(group[missing_v], minlength=n_runs) if any_missing else count
+    mode_of_run = np.repeat(mode, m)
+    below = np.bincount(group[v < gather(mode_of_run, group)], minlength=n_runs)  # NaN: not below
+    # Class counts along the runs (the last class is the rest), and the common value's
+    # group in each run: the node's totals minus the entries'.
+    cums = [cumsum0(codes == q) for q in range(k - 1)]
+    node_totals = np.tile(level.totals, (n_cols, 1))
+    common = node_totals.copy()
+    for q, cum in enumerate(cums):
+        common[:, q] -= cum[start + count] - cum[start]
+    common[:, -1] -= count
+    common[:, -2] = common[:, -1] - common[:, :-2].sum(axis=1)
+    has_common = common[:, -1] > 0
+
+    same_run = group[:-1] == group[1:]
+    cut = same_run & ~missing_v[1:] & (v[1:] != v[:-1])
+    if BOUNDARY_POINTS_ONLY and crit.concave and np.count_nonzero(cut) > FILTER_SHARE * cut.size:
+        cut &= _class_changes(codes, v, same_run, cut)
+    # The cut between the last entry below the common value and the first above it is
+    # really two: one on each side of the common value's group (made below).
+    split_by_common = np.flatnonzero(has_common & (below >= 1) & (below < n_present))
+    cut[start[split_by_common] + below[split_by_common] - 1] = False
+    pos = np.flatnonzero(cut)
+    g_real = group[pos]
+    n_left_real = pos - start[g_real] + 1
+    # Cuts with the common value's group on the right (lo an entry, hi the common value)
+    # and on the left (lo the common value, hi an entry).
+    g_right = np.flatnonzero(has_common & (below >= 1))
+    g_left = np.flatnonzero(has_common & (below < n_present))
+    group_c = np.concatenate([g_real, g_right, g_left])
+    n_left = np.concatenate([n_left_real, below[g_right], below[g_left]])
+    with_common = np.concatenate([n_left_real > below[g_real],  # the cut lies above it
+                                  np.zeros(len(g_right), bool), np.ones(len(g_left), bool)])
+    lo = np.concatenate([gather(v, pos), gather(v, start[g_right] + below[g_right] - 1),
+                         mode_of_run[g_left]])
+    hi = np.concatenate([gather(v, pos + 1), mode_of_run[g_right],
+                         gather(v, start[g_left] + below[g_left])])
+    rank = n_left - 1 + with_common  # a cut's place among the run's values with the group
+
+    left = np.empty((len(group_c), n_stats))
+    present_tot = np.empty((n_runs, n_stats))
+    left[:, -1] = n_left
+    present_tot[:, -1] = n_present
+    first = start[group_c]
+    for q, cum in enumerate(cums):
+        left[:, q] = gather(cum, first + n_left) - gather(cum, first)
+        present_tot[:, q] = cum[start + n_present] - cum[start]
+    left[:, -2] = left[:, -1] - left[:, :-2].sum(axis=1)
+    present_tot[:, -2] = present_tot[:, -1] - present_tot[:, :-2].sum(axis=1)
+    left += np.take(common, group_c, axis=0) * with_common[:, None]
+    present_tot += common
+    nan_tot = node_totals - present_tot
+    right = np.take(present_tot, group_c, axis=0) - left
+    nan = np.take(nan_tot, group_c, axis=0) if any_missing else None
+    node = group_c % m
+    gain, score, missing = score_binary(crit, level, node, left, right, nan, 1)
+    threshold = lo / 2.0 + hi / 2.0
+    threshold = np.where(threshold >= hi, lo, threshold)  # rounding must not swallow hi
+    cands = Candidates(node, group_c // m, score, gain, rank, threshold, missing)
+    if any_missing:
+        extra = missing_only_candidates(crit, level, present_tot.reshape(n_cols, m, n_stats),
+                                        nan_tot.reshape(n_cols, m, n_stats), 1)
+        cands = Candidates.concat([cands, extra])
+    return keep_valid(cands)
+
+
 @dataclass
 class DrawnEntries:
     """Every (row, drawn column) pair of a level, laid out by draw *slot*.
@@ -334,9 +428,10 @@ def gather(values: np.ndarray, at: np.ndarray) -> np.ndarray:
     return values.take(at, mode="clip")
 
 
-def order_by(major: np.ndarray, minor: np.ndarray) -> np.ndarray:
+def order_by(major: np.ndarray, minor: np.ndarray | None = None, keys: bool = False):
     """Positions that sort by ``major``, then ``minor`` (non-negative integers), equal
-    pairs in position order: a stable argsort on two keys.
+    pairs in position order: a stable argsort on two keys (on one without ``minor``).
+    With ``keys``, also ``major`` in that order (read off the sorted keys: no gather).
 
     Both keys and the position are packed into one int64, so no two keys are equal and
     numpy's plain sort of integers (vectorised on processors with AVX2 or AVX-512)
@@ -346,16 +441,21 @@ def order_by(major: np.ndarray, minor: np.ndarray) -> np.ndarray:
     """
     n = len(major)
     if not n:
-        return np.zeros(0, dtype=np.intp)
+        at = np.zeros(0, dtype=np.intp)
+        return (at, major[at]) if keys else at
     at_bits = (n - 1).bit_length()
-    minor_bits = int(minor.max()).bit_length()
+    minor_bits = 0 if minor is None else int(minor.max()).bit_length()
     if at_bits + minor_bits + int(major.max()).bit_length() > 63:
-        return np.lexsort((minor, major))
-    key = (major.astype(np.int64) << minor_bits | minor) << at_bits
+        at = np.lexsort((major,) if minor is None else (minor, major))
+        return (at, major[at]) if keys else at
+    key = major.astype(np.int64) << minor_bits
+    if minor is not None:
+        key |= minor
+    key <<= at_bits
     key |= np.arange(n)
     key.sort()
-    key &= (1 << at_bits) - 1
-    return key
+    at = key & (1 << at_bits) - 1
+    return (at, key >> (at_bits + minor_bits)) if keys else at
 
 
 def cumsum0(x: np.ndarray) -> np.ndarray:

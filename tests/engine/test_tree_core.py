@@ -423,6 +423,103 @@ def test_order_by_is_a_stable_two_key_argsort(n, major_high, minor_high):
     order = splitter.order_by(major, minor)
     assert order.dtype == np.intp
     np.testing.assert_array_equal(order, np.lexsort((minor, major)))
+    at, keys = splitter.order_by(major, minor, keys=True)  # the major key read back
+    np.testing.assert_array_equal(at, order)
+    np.testing.assert_array_equal(keys, major[order])
+    np.testing.assert_array_equal(splitter.order_by(major), np.argsort(major, kind="stable"))
+
+
+def mostly_one_value(seed):
+    """Columns mostly of one value (not always the smallest), ties, missing values, a
+    constant and an all-missing column, a categorical column; 2-4 classes."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(40, 400))
+    common = rng.choice([0.0, 3.0, -1.5])
+    X = np.full((n, 7), common)
+    for j in range(5):
+        other = rng.random(n) < rng.uniform(0.05, 0.6)
+        X[other, j] = rng.integers(-4, 8, other.sum()) / rng.choice([1, 4])
+    X[:, 4] = np.where(rng.random(n) < 0.5, X[:, 4], rng.normal(size=n))  # half distinct
+    X[rng.random((n, 7)) < 0.08 * (seed % 2)] = np.nan
+    X[:, 6] = np.nan
+    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(7)])
+    frame["colour"] = pd.Series(rng.choice(["red", "green", "blue"], n), dtype="category")
+    n_classes = 2 + seed % 3
+    y = ((np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1]) + rng.normal(0, 1.5, n)) > common)
+    y = np.where(rng.random(n) < 0.2, rng.integers(0, n_classes, n), y.astype(int))
+    return frame, y
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_sparse_search_grows_the_same_tree(seed, monkeypatch):
+    """Searching only the rows off each feature's common value gives the tree of the
+    full search, node for node (the common value's counts are the node's rest)."""
+    import engine.tree._builder as builder
+
+    X, y = mostly_one_value(seed)
+    calls = []
+    search = builder.sparse_numeric_candidates
+    monkeypatch.setattr(builder, "sparse_numeric_candidates",
+                        lambda *a: calls.append(1) or search(*a))
+    for criterion in ["gini", "entropy", "misclassification", "gain_ratio"]:
+        trees = []
+        for share in (-1.0, 1.0):  # no feature sparse, every one
+            monkeypatch.setattr(builder, "SPARSE_SHARE", share)
+            trees.append(DecisionTreeClassifier(criterion=criterion, random_state=0).fit(X, y).tree_)
+        dense, sparse = trees
+        assert calls, "the sparse search was not used"
+        for name in ["feature", "threshold", "children_left", "children_right", "missing_child",
+                     "category_child", "value", "impurity", "n_node_samples"]:
+            np.testing.assert_array_equal(getattr(sparse, name), getattr(dense, name), err_msg=name)
+        calls.clear()
+
+
+def test_sparse_search_is_kept_to_unit_weights_and_single_row_leaves():
+    import engine.tree._builder as builder
+    from engine.tree._binning import prepare_features
+    from engine.tree._criteria import ClassificationCriterion
+
+    X = np.zeros((10, 2))
+    X[:3, 0], X[:, 1] = 1.0, np.arange(10)  # column 0 mostly 0, column 1 all distinct
+    prep = prepare_features(X, np.zeros(2, dtype=np.intp), 255)
+    y = np.arange(10) % 2
+    params = builder.GrowParams(None, 2, 1, 0.0, None, None, False, np.random.default_rng(0))
+    unit = ClassificationCriterion("gini", 2, y, np.ones(10))
+    np.testing.assert_array_equal(builder._sparse_features(prep, unit, params), [0])
+    weighted = ClassificationCriterion("gini", 2, y, np.full(10, 2.0))
+    assert len(builder._sparse_features(prep, weighted, params)) == 0
+    params.min_samples_leaf = 2
+    assert len(builder._sparse_features(prep, unit, params)) == 0
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_mode_is_the_most_common_present_value(seed):
+    """The smallest of the most common values and its count; NaN and 0 for a column
+    with no value; the same for a taken (stacked) preparation."""
+    from engine.tree._binning import prepare_features
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 60))
+    X = rng.integers(-3, 4, (n, 4)).astype(float)
+    X[rng.random((n, 4)) < 0.3] = np.nan
+    X[:, 3] = np.nan
+    prep = prepare_features(X, np.zeros(4, dtype=np.intp), 255 if seed % 2 else None)
+
+    def expected(data):
+        out = []
+        for column in data.T:
+            counts = pd.Series(column).value_counts(dropna=True)
+            if counts.empty:
+                out.append((np.nan, 0))
+                continue
+            best = counts[counts == counts.max()]
+            out.append((float(best.index.min()), int(best.max())))
+        return out
+
+    for p, data in ((prep, X), (prep.take(np.r_[0:n, 0:n:2]), X[np.r_[0:n, 0:n:2]])):
+        value, count = p.mode
+        np.testing.assert_array_equal(value, [v for v, _ in expected(data)])
+        np.testing.assert_array_equal(count, [c for _, c in expected(data)])
 
 
 @pytest.mark.parametrize("seed", range(4))
