@@ -170,16 +170,19 @@ def sparse_numeric_candidates(crit, level, mode, entries) -> Candidates:
     last), are sorted by (column, node) and summed as :func:`numeric_candidates` sums
     them; the common value's group sits between the entries below it and the ones above,
     so it adds its counts to every cut above it and brings two cuts of its own.
-    ``mode`` (n_columns,) holds the columns' common values. Returned ``feature``
-    indexes the columns.
+    ``mode`` (n_columns,) holds the columns' common values. Entries of rows no longer
+    in ``level.rows`` are skipped. Returned ``feature`` indexes the columns.
     """
     m, k, n_cols = level.n_nodes, crit.n_classes, len(mode)
     n_runs, n_stats = n_cols * m, crit.stats.shape[1]
     e_row, e_col, e_v = entries
-    node_of_row = np.empty(len(crit.codes), dtype=np.intp)
+    node_of_row = np.full(len(crit.codes), n_runs)  # rows that left: sorted last, cut off
     node_of_row[level.rows] = level.node
     # Runs (column, node), each still in value order; `group` the run of each entry.
     by_run, group = order_by(e_col * m + gather(node_of_row, e_row), keys=True)
+    live = int(np.searchsorted(group, n_runs))
+    if live < len(group):
+        by_run, group = by_run[:live], group[:live]
     row, v = gather(e_row, by_run), gather(e_v, by_run)
     codes = gather(crit.codes, row)
     count = np.bincount(group, minlength=n_runs)
