@@ -29,6 +29,7 @@ from ._splitter import (
     gather,
     multiway_candidates,
     numeric_candidates,
+    order_by,
     select_candidates,
     sparse_numeric_candidates,
 )
@@ -135,7 +136,7 @@ def build_trees(prep: PreparedFeatures, crit, params: GrowParams, tree_of_row) -
     used = np.zeros((n_trees, prep.n_features), dtype=bool)
     draws = params.max_features is not None and params.max_features < prep.n_features
     # a forest's draws sort their own rows
-    order = None if draws else _Orders(prep, _sparse_features(prep, crit, params))
+    order = None if draws else _Orders(prep, crit, _sparse_features(prep, crit, params))
     parent, previous, tree_of_node = np.full(n_trees, -1), None, np.arange(n_trees)
     records: list[_LevelRecord] = []
     while len(parent):
@@ -234,6 +235,21 @@ def _sparse_features(prep: PreparedFeatures, crit, params: GrowParams) -> np.nda
 _SPARSE_KEEP = 0.5
 
 
+def _off_common_entries(prep: PreparedFeatures, codes: np.ndarray, features: np.ndarray):
+    """(row, column, value) of each row whose value of ``features[column]`` is not the
+    feature's common one, column after column, by value, then class, then row."""
+    n_samples = prep.values.shape[1]
+    orders = prep.order[features]
+    order = orders.ravel()
+    ranked = np.take_along_axis(prep.numeric_values[features], orders, axis=1).ravel()
+    at = np.flatnonzero(ranked != np.repeat(prep.mode[0][features], n_samples))  # missing too
+    column = at // n_samples
+    new_value = np.ones(len(at), dtype=bool)
+    new_value[1:] = (ranked[at[1:]] != ranked[at[:-1]]) | (column[1:] != column[:-1])
+    at = at[order_by(np.cumsum(new_value), gather(codes, order[at]))]
+    return order[at], at // n_samples, ranked[at]
+
+
 class _Orders:
     """Each numeric feature's active rows sorted by value (missing last), kept up to date
     from level to level by dropping the rows that left.
@@ -245,7 +261,7 @@ class _Orders:
     (:attr:`sparse_entries`), and have no full order.
     """
 
-    def __init__(self, prep: PreparedFeatures, sparse: np.ndarray):
+    def __init__(self, prep: PreparedFeatures, crit, sparse: np.ndarray):
         order, n_samples = prep.order, prep.values.shape[1]
         lazy = np.zeros(len(order), dtype=bool)
         lazy[prep.coded] = True
@@ -262,12 +278,11 @@ class _Orders:
         self.sparse = sparse
         self.is_sparse = is_sparse
         self.sparse_mode = prep.mode[0][sparse]
-        ranked = np.take_along_axis(prep.numeric_values[sparse], order[sparse], axis=1).ravel()
-        at = np.flatnonzero(ranked != np.repeat(self.sparse_mode, n_samples))  # missing too
         #: Row, column (a position in ``sparse``) and value of every active row whose value
-        #: is not its feature's common one, feature after feature, in value order; rows
+        #: is not its feature's common one, feature after feature, in value order (equal
+        #: values in class order: the search's class-change filter relies on it); rows
         #: that left may linger (see :data:`_SPARSE_KEEP`).
-        self.sparse_entries = (order[sparse].ravel()[at], at // n_samples, ranked[at])
+        self.sparse_entries = _off_common_entries(prep, crit.codes, sparse) if len(sparse) else ()
         self._sparse_rows = n_samples  # active rows when the entries were last cut down
 
     def keep(self, rows: np.ndarray) -> None:

@@ -204,14 +204,16 @@ def sparse_numeric_candidates(crit, level, mode, entries) -> Candidates:
     has_common = common[:, -1] > 0
 
     same_run = group[:-1] == group[1:]
-    cut = same_run & ~missing_v[1:] & (v[1:] != v[:-1])
-    if BOUNDARY_POINTS_ONLY and crit.concave and np.count_nonzero(cut) > FILTER_SHARE * cut.size:
-        cut &= _class_changes(codes, v, same_run, cut)
+    new_value = v[1:] != v[:-1]
+    cut = same_run & ~missing_v[1:] & new_value
     # The cut between the last entry below the common value and the first above it is
     # really two: one on each side of the common value's group (made below).
     split_by_common = np.flatnonzero(has_common & (below >= 1) & (below < n_present))
     cut[start[split_by_common] + below[split_by_common] - 1] = False
-    pos = np.flatnonzero(cut)
+    if BOUNDARY_POINTS_ONLY and crit.concave and np.count_nonzero(cut) > FILTER_SHARE * cut.size:
+        pos = _class_changes_at(codes, ~same_run | new_value, cut)
+    else:
+        pos = np.flatnonzero(cut)
     g_real = group[pos]
     n_left_real = pos - start[g_real] + 1
     # Cuts with the common value's group on the right (lo an entry, hi the common value)
@@ -484,6 +486,20 @@ def _class_changes(codes, v, same_run, cut) -> np.ndarray:
     group_class = np.where(mixed[group_end - 1] > mixed[group_start], -1, codes[group_start])
     before, after = group_class[group[:-1]], group_class[group[1:]]
     return (before < 0) | (before != after)
+
+
+def _class_changes_at(codes, group_end, cut) -> np.ndarray:
+    """Positions of the cuts (L - 1,) between value groups that are not both of one same
+    class, where each group's classes are in ascending order: a group is then of one
+    class if its first and last classes agree. ``group_end`` (L - 1,) marks the last
+    entry of each group but the final one (the cuts among them)."""
+    end = np.flatnonzero(group_end)
+    at = np.flatnonzero(cut[end])  # each cut's place among the group ends
+    pos = end[at]
+    first = np.append(0, end + 1)[at]  # the group before the cut starts after the last end
+    last = np.append(end, len(codes) - 1)[at + 1]  # the group after it ends at the next
+    c_first, c_left, c_right, c_last = (gather(codes, i) for i in (first, pos, pos + 1, last))
+    return pos[(c_left != c_right) | (c_first != c_left) | (c_right != c_last)]
 
 
 def _leaf_limits(cut, starts, n_present, n_missing, min_leaf) -> np.ndarray:

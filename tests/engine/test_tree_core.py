@@ -474,6 +474,27 @@ def test_sparse_search_grows_the_same_tree(seed, monkeypatch):
         calls.clear()
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_class_changes_read_off_class_ordered_groups(seed):
+    """With each value group's classes in ascending order, the first and last class of
+    the groups beside a cut tell the same as counting the groups' classes."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 400))
+    run = np.sort(rng.integers(0, 5, n))
+    v = rng.integers(0, int(rng.integers(1, 30)), n).astype(float)
+    v[rng.random(n) < 0.05] = np.nan
+    codes = rng.integers(0, 2 + seed % 3, n).astype(np.int16)
+    codes[rng.random(n) < 0.6] = 0  # long runs of one class
+    order = np.lexsort((codes, np.nan_to_num(v, nan=np.inf), run))  # class order in a group
+    run, v, codes = run[order], v[order], codes[order]
+    same_run = run[1:] == run[:-1]
+    new_value = v[1:] != v[:-1]
+    cut = same_run & ~np.isnan(v[1:]) & new_value
+    expected = np.flatnonzero(cut & splitter._class_changes(codes, v, same_run, cut))
+    found = splitter._class_changes_at(codes, ~same_run | new_value, cut)
+    np.testing.assert_array_equal(found, expected)
+
+
 def test_sparse_search_is_kept_to_unit_weights_and_single_row_leaves():
     import engine.tree._builder as builder
     from engine.tree._binning import prepare_features
