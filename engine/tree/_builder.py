@@ -472,7 +472,7 @@ def _route(prep, record, level, open_ids) -> np.ndarray:
     # Every row's value of its node's feature (feature 0 for rows that stay: unused).
     x = gather(values.ravel(), np.where(split, feature, 0) * values.shape[1] + level.data_rows)
     offset = (x > gather(record.threshold, at)).astype(np.intp)  # missing: set below
-    if np.any(record.kind[open_ids] >= CATEGORICAL_BINARY):  # a categorical split (not leaves)
+    if len(prep.categorical) and np.any(record.kind[open_ids] >= CATEGORICAL_BINARY):
         cat = split & (gather(record.kind, at) != NUMERIC) & ~np.isnan(x)
         offset[cat] = record.category_child[at[cat], x[cat].astype(np.intp)]
     missing = np.isnan(x)

@@ -174,8 +174,8 @@ class ClassificationCriterion:
         k = self.n_classes
         key = node * k + self.codes[rows]
         totals = np.empty((n_nodes, k + 1))
-        totals[:, :-1] = np.bincount(key, weights=self.row_weight[rows],
-                                     minlength=n_nodes * k).reshape(n_nodes, k)
+        weights = None if self.unit_weight else self.row_weight[rows]  # counts: the same sums
+        totals[:, :-1] = np.bincount(key, weights=weights, minlength=n_nodes * k).reshape(n_nodes, k)
         totals[:, -1] = np.bincount(node, minlength=n_nodes)
         return totals, totals[:, :-1].copy(), self.impurity_of(totals[:, :-1])
 
