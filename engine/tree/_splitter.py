@@ -12,6 +12,9 @@ are a sum. The candidates of all nodes are then read off sums:
   changes are scored (seed 002: no other cut can be optimal);
 * few-valued numeric features while a level has few nodes: histograms, see
   :func:`._binning.histogram_candidates`;
+* numeric features mostly of one value (a single tree with unit weights): the same
+  sums over the rows off that value only, the value's own group counted as the node's
+  rest, see :func:`sparse_numeric_candidates`;
 * categorical features: one ``np.bincount`` over (node, category) codes gives a
   histogram per node. Binary splits order the categories (by class-1 proportion, by
   the proportion of the node's majority class for more than two classes, or by mean
@@ -436,7 +439,7 @@ def gather(values: np.ndarray, at: np.ndarray) -> np.ndarray:
 def order_by(major: np.ndarray, minor: np.ndarray | None = None, keys: bool = False):
     """Positions that sort by ``major``, then ``minor`` (non-negative integers), equal
     pairs in position order: a stable argsort on two keys (on one without ``minor``).
-    With ``keys``, also ``major`` in that order (read off the sorted keys: no gather).
+    With ``keys``, also ``major`` in that order.
 
     Both keys and the position are packed into one int64, so no two keys are equal and
     numpy's plain sort of integers (vectorised on processors with AVX2 or AVX-512)
