@@ -222,6 +222,39 @@ def test_lean_walk_handles_trees_of_one_leaf_and_of_depth_one():
     np.testing.assert_array_equal(leaves, np.array(expected))
 
 
+@pytest.mark.parametrize("with_nan", [False, True])
+def test_a_large_forest_walks_in_groups_of_trees_to_the_same_leaves(with_nan, monkeypatch):
+    """Walk tables over WALK_TABLE_BYTES split the trees into groups of consecutive trees,
+    each walked as a stack of its own: every chunk's leaves are still ids in the whole
+    stack, the same as each tree's own descent, on the lean path and the general one."""
+    X, y = numeric_data("classifier", n=300)
+    forest = RandomForestClassifier(n_estimators=9, random_state=3).fit(X, y)
+    stacked = stack_trees([m.tree_ for m in forest.estimators_])
+    per_node = stacked.walk_code.itemsize + 8 + 1
+    monkeypatch.setattr(forest_base, "WALK_TABLE_BYTES", stacked.tree.node_count * per_node // 3)
+    monkeypatch.setattr(forest_base, "PAIRS_PER_CHUNK", 4 * 50)  # trees of a group x 50 rows
+    groups = stacked.walk_groups
+    assert len(groups) == 4  # a third of the tables each, rounded up: 4 groups
+    assert [first for _, first, _ in groups] == sorted({first for _, first, _ in groups})
+    assert sum(group.n_trees for group, _, _ in groups) == 9
+    for group, first, first_node in groups:
+        assert first_node == stacked.roots[first]
+        np.testing.assert_array_equal(group.roots + first_node,
+                                      stacked.roots[first:first + group.n_trees])
+    X_test, _ = numeric_data("classifier", n=160, seed=8)
+    if with_nan:
+        X_test[::9, 2] = np.nan
+    X_enc = forest.encoder_.transform(X_test)
+    expected = np.array([m.apply(X_test) + root
+                         for m, root in zip(forest.estimators_, stacked.roots, strict=True)])
+    np.testing.assert_array_equal(forest_apply(stacked, X_enc), expected)
+    widest = max(group.n_trees for group, _, _ in groups)
+    chunk = 4 * 50 // widest
+    seen = [(lo, part.shape) for lo, part in forest_leaves(stacked, X_enc)]
+    assert all(shape[0] == 9 and shape[1] <= chunk for _, shape in seen)
+    assert sum(shape[1] for _, shape in seen) == 160
+
+
 def test_compaction_schedule_follows_where_the_training_rows_finish():
     """f(d), the share of training rows still walking after d steps, sets the schedule:
     compact once the steps wasted on finished rows since the last compaction,
