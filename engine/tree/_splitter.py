@@ -676,7 +676,10 @@ def draw_features(row_codes: np.ndarray, level: Level, k: int, priority: np.ndar
     """
     m, p = level.n_nodes, row_codes.shape[1]
     priority[level.used] = np.inf
-    ranked = np.argsort(priority, axis=1, kind="stable")  # used-up features come last
+    # Used-up features come last, in any order (only the first n_usable are read), and
+    # the others' priorities all differ (ties of 53-bit uniforms: ~1e-13 a node), so an
+    # unstable sort gives the stable one's order, 4x faster on rows of 57.
+    ranked = np.argsort(priority, axis=1)
     n_usable = p - level.used.sum(axis=1)
     counts = np.bincount(level.node, minlength=m)
     allowed = np.zeros((m, p), dtype=bool)
