@@ -135,8 +135,11 @@ def build_trees(prep: PreparedFeatures, crit, params: GrowParams, tree_of_row) -
     rows, node = np.arange(len(tree_of_row)), tree_of_row.astype(np.intp)
     used = np.zeros((n_trees, prep.n_features), dtype=bool)
     draws = params.max_features is not None and params.max_features < prep.n_features
-    # a forest's draws sort their own rows
-    order = None if draws else _Orders(prep, crit, _sparse_features(prep, crit, params))
+    sparse = _sparse_features(prep, crit, params, draws)
+    if draws:  # a forest's draws sort their own rows; only the sparse entries are kept
+        order = _SparseEntries(prep, crit, sparse) if len(sparse) else None
+    else:
+        order = _Orders(prep, crit, sparse)
     parent, previous, tree_of_node = np.full(n_trees, -1), None, np.arange(n_trees)
     records: list[_LevelRecord] = []
     while len(parent):
@@ -216,33 +219,41 @@ def _splittable(record: _LevelRecord, depth: int, params: GrowParams) -> np.ndar
 SPARSE_SHARE = 0.5
 
 
-def _sparse_features(prep: PreparedFeatures, crit, params: GrowParams) -> np.ndarray:
+def _sparse_features(prep: PreparedFeatures, crit, params: GrowParams,
+                     draws: bool = False) -> np.ndarray:
     """Positions (in ``prep.numeric``) of the features searched sparsely: where the rows
-    weigh 1 each (class counts) and a leaf may hold a single row."""
-    if not getattr(crit, "unit_weight", False) or params.min_samples_leaf > 1:
+    weigh whole numbers (class counts, exact in any order) and a leaf may hold a single
+    row. The common values are those of the data (``prep.source``). With ``draws`` (a
+    forest's), only features mostly of one value: the others' rows are cheaper to sort
+    for the few nodes that draw them than to sift every level."""
+    whole = getattr(crit, "unit_weight", False) or getattr(crit, "int_weight", None) is not None
+    if not whole or params.min_samples_leaf > 1:
         return np.zeros(0, dtype=np.intp)
-    mode, n_common = prep.mode
-    n = prep.values.shape[1]
+    mode, n_common = prep.source.mode
+    n = prep.source.values.shape[1]
     others = np.where(np.isnan(mode), n, n - n_common)  # every value missing: not sparse
-    if others.sum() <= SPARSE_SHARE * others.size * n:
+    # (a forest searches only the drawn features: no dense search to spare)
+    if not draws and others.sum() <= SPARSE_SHARE * others.size * n:
         return np.flatnonzero(~np.isnan(mode))
     return np.flatnonzero(others <= SPARSE_SHARE * n)
 
 
 #: The sparse entries drop the rows that left once the active rows are fewer than this
-#: share of those they were last cut down to; until then the search sorts them last and
-#: cuts them off (a compaction every level cost the spambase tree 3 ms in 44).
-_SPARSE_KEEP = 0.5
+#: share of those they were last cut down to; until then the search skips them (a
+#: compaction every level cost the spambase tree 3 ms in 44; 0.8 against 0.5: the tree
+#: 42.4 against 44.1 ms, the 100-tree forest 867 against 930 ms).
+_SPARSE_KEEP = 0.8
 
 
-def _off_common_entries(prep: PreparedFeatures, codes: np.ndarray, features: np.ndarray):
-    """(row, column, value) of each row whose value of ``features[column]`` is not the
-    feature's common one, column after column, by value, then class, then row."""
-    n_samples = prep.values.shape[1]
+def _off_common_entries(prep: PreparedFeatures, codes: np.ndarray, features: np.ndarray,
+                        mode: np.ndarray):
+    """(row, column, value) of each row whose value of ``features[column]`` is not
+    ``mode[column]``, column after column, by value, then class, then row."""
+    n_samples = prep.order.shape[1]
     orders = prep.order[features]
     order = orders.ravel()
     ranked = np.take_along_axis(prep.numeric_values[features], orders, axis=1).ravel()
-    at = np.flatnonzero(ranked != np.repeat(prep.mode[0][features], n_samples))  # missing too
+    at = np.flatnonzero(ranked != np.repeat(mode, n_samples))  # missing too
     column = at // n_samples
     new_value = np.ones(len(at), dtype=bool)
     new_value[1:] = (ranked[at[1:]] != ranked[at[:-1]]) | (column[1:] != column[:-1])
@@ -250,7 +261,69 @@ def _off_common_entries(prep: PreparedFeatures, codes: np.ndarray, features: np.
     return order[at], at // n_samples, ranked[at]
 
 
-class _Orders:
+class _SparseEntries:
+    """Features mostly of one value (``sparse``, positions in ``prep.numeric``) keep only
+    the rows of their other values, all in one list (:attr:`sparse_entries`), searched
+    by :func:`._splitter.sparse_numeric_candidates`.
+
+    A forest's stacked rows (:meth:`PreparedFeatures.take`) get the entries of their data
+    rows: each data row's entries repeated for each of its stacked rows, still in
+    value order.
+    """
+
+    def __init__(self, prep: PreparedFeatures, crit, sparse: np.ndarray):
+        n_rows = len(crit.row_weight)
+        source = prep.source
+        self.sparse = sparse
+        self.is_sparse = np.zeros(len(prep.numeric), dtype=bool)
+        self.is_sparse[sparse] = True
+        self.sparse_mode = source.mode[0][sparse]
+        #: Row, column (a position in ``sparse``) and value of every active row whose value
+        #: is not its feature's common one, feature after feature, in value order (equal
+        #: values in class order: the search's class-change filter relies on it); rows
+        #: that left may linger (see :data:`_SPARSE_KEEP`).
+        self.sparse_entries = ()
+        if len(sparse):
+            data_row = prep.in_source(np.arange(n_rows))
+            if source is prep:
+                self.sparse_entries = _off_common_entries(prep, crit.codes, sparse, self.sparse_mode)
+            else:
+                self.sparse_entries = _stacked_entries(source, crit.codes, data_row, sparse,
+                                                       self.sparse_mode)
+        self._active = np.zeros(n_rows, dtype=bool)
+        self._sparse_rows = n_rows  # active rows when the entries were last cut down
+
+    def keep(self, rows: np.ndarray) -> None:
+        """The level's rows are now ``rows``: the entries of the others may be dropped."""
+        self._active[:] = False
+        self._active[rows] = True
+        if len(self.sparse) and len(rows) < _SPARSE_KEEP * self._sparse_rows:
+            entries = self.sparse_entries  # the search skips rows that left; drop them now
+            kept = np.flatnonzero(self._active[entries[0]])
+            self.sparse_entries = tuple(gather(a, kept) for a in entries)
+            self._sparse_rows = len(rows)
+
+
+def _stacked_entries(source: PreparedFeatures, codes: np.ndarray, data_row: np.ndarray,
+                     sparse: np.ndarray, mode: np.ndarray):
+    """:func:`_off_common_entries` of stacked rows (row ``i`` holds data row
+    ``data_row[i]``, of class ``codes[i]``): the data's entries, each repeated for the
+    stacked rows of its data row, in their order."""
+    n_data = source.values.shape[1]
+    data_codes = np.zeros(n_data, dtype=codes.dtype)  # rows in no stacked tree: any class
+    data_codes[data_row] = codes
+    d_row, column, value = _off_common_entries(source, data_codes, sparse, mode)
+    by_data = np.argsort(data_row, kind="stable")  # stacked rows, data row after data row
+    per_data = np.bincount(data_row, minlength=n_data)
+    first = np.cumsum(per_data) - per_data
+    repeats = gather(per_data, d_row)
+    # entry j's copies: positions first[d_row[j]] + 0, 1, ... of by_data
+    offset = np.repeat(gather(first, d_row) - (np.cumsum(repeats) - repeats), repeats)
+    at = offset + np.arange(len(offset))
+    return gather(by_data, at), np.repeat(column, repeats), np.repeat(value, repeats)
+
+
+class _Orders(_SparseEntries):
     """Each numeric feature's active rows sorted by value (missing last), kept up to date
     from level to level by dropping the rows that left.
 
@@ -262,40 +335,24 @@ class _Orders:
     """
 
     def __init__(self, prep: PreparedFeatures, crit, sparse: np.ndarray):
-        order, n_samples = prep.order, prep.values.shape[1]
+        super().__init__(prep, crit, sparse)
+        order = prep.order
         lazy = np.zeros(len(order), dtype=bool)
         lazy[prep.coded] = True
-        is_sparse = np.zeros(len(order), dtype=bool)
-        is_sparse[sparse] = True
-        self._groups = [np.flatnonzero(~lazy & ~is_sparse), np.flatnonzero(lazy & ~is_sparse)]
+        self._groups = [np.flatnonzero(~lazy & ~self.is_sparse),
+                        np.flatnonzero(lazy & ~self.is_sparse)]
         self._orders = [order[g] for g in self._groups]
         self._where = np.empty(len(order), dtype=np.intp)  # a feature's row in its group
         for g in self._groups:
             self._where[g] = np.arange(len(g))
         self._lazy = lazy
-        self._active = np.zeros(n_samples, dtype=bool)
-        self._n_rows = n_samples
-        self.sparse = sparse
-        self.is_sparse = is_sparse
-        self.sparse_mode = prep.mode[0][sparse]
-        #: Row, column (a position in ``sparse``) and value of every active row whose value
-        #: is not its feature's common one, feature after feature, in value order (equal
-        #: values in class order: the search's class-change filter relies on it); rows
-        #: that left may linger (see :data:`_SPARSE_KEEP`).
-        self.sparse_entries = _off_common_entries(prep, crit.codes, sparse) if len(sparse) else ()
-        self._sparse_rows = n_samples  # active rows when the entries were last cut down
+        self._n_rows = len(crit.row_weight)
 
     def keep(self, rows: np.ndarray) -> None:
         """The level's rows are now ``rows``: the eager orders drop the others."""
-        self._active[:] = False
-        self._active[rows] = True
+        super().keep(rows)
         self._n_rows = len(rows)
         self._bring_up(0)
-        if len(self.sparse) and len(rows) < _SPARSE_KEEP * self._sparse_rows:
-            entries = self.sparse_entries  # the search skips rows that left; drop them now
-            kept = np.flatnonzero(self._active[entries[0]])
-            self.sparse_entries = tuple(gather(a, kept) for a in entries)
-            self._sparse_rows = len(rows)
 
     def _bring_up(self, group: int) -> None:
         order = self._orders[group]
@@ -407,7 +464,8 @@ def _numeric_parts(prep, crit, level, order, min_leaf, allowed=None) -> list[Can
     if order is not None and len(order.sparse):
         by_histogram &= ~order.is_sparse[prep.coded]
         by_sorting[order.sparse] = False
-        part = sparse_numeric_candidates(crit, level, order.sparse_mode, order.sparse_entries)
+        part = sparse_numeric_candidates(crit, level, order.sparse_mode, order.sparse_entries,
+                                         None if allowed is None else numeric_allowed[:, order.sparse])
         part.feature = prep.numeric[order.sparse[part.feature]]
         parts.append(part)
     by_sorting[prep.coded[by_histogram]] = False

@@ -12,9 +12,10 @@ are a sum. The candidates of all nodes are then read off sums:
   changes are scored (seed 002: no other cut can be optimal);
 * few-valued numeric features while a level has few nodes: histograms, see
   :func:`._binning.histogram_candidates`;
-* numeric features mostly of one value (a single tree with unit weights): the same
-  sums over the rows off that value only, the value's own group counted as the node's
-  rest, see :func:`sparse_numeric_candidates`;
+* numeric features mostly of one value (class counts with whole-number weights: a
+  tree's, a forest's bootstrap counts): the same sums over the rows off that value
+  only, the value's own group counted as the node's rest, see
+  :func:`sparse_numeric_candidates`;
 * categorical features: one ``np.bincount`` over (node, category) codes gives a
   histogram per node. Binary splits order the categories (by class-1 proportion, by
   the proportion of the node's majority class for more than two classes, or by mean
@@ -161,9 +162,10 @@ def drawn_numeric_candidates(crit, level, values, rank, columns, allowed, min_le
     return part
 
 
-def sparse_numeric_candidates(crit, level, mode, entries) -> Candidates:
+def sparse_numeric_candidates(crit, level, mode, entries, allowed=None) -> Candidates:
     """Candidates ``x <= t`` of numeric features from the rows whose value is *not* the
-    feature's most common one (unit weights, ``min_samples_leaf`` 1).
+    feature's most common one (class counts with unit or whole-number weights,
+    ``min_samples_leaf`` 1).
 
     Many columns are mostly one value (a word that an e-mail does not contain: 0). The
     rows holding a feature's common value ``mode`` form one group of equal values in
@@ -174,19 +176,32 @@ def sparse_numeric_candidates(crit, level, mode, entries) -> Candidates:
     them; the common value's group sits between the entries below it and the ones above,
     so it adds its counts to every cut above it and brings two cuts of its own.
     ``mode`` (n_columns,) holds the columns' common values. Entries of rows no longer
-    in ``level.rows`` are skipped. Returned ``feature`` indexes the columns.
+    in ``level.rows`` are skipped. ``allowed`` (m, n_columns), a forest's draw, keeps
+    only the entries of the (node, column) pairs drawn. Returned ``feature`` indexes
+    the columns.
     """
-    m, k, n_cols = level.n_nodes, crit.n_classes, len(mode)
+    m, n_cols = level.n_nodes, len(mode)
     n_runs, n_stats = n_cols * m, crit.stats.shape[1]
     e_row, e_col, e_v = entries
-    node_of_row = np.full(len(crit.codes), n_runs)  # rows that left: sorted last, cut off
-    node_of_row[level.rows] = level.node
-    # Runs (column, node), each still in value order; `group` the run of each entry.
-    by_run, group = order_by(e_col * m + gather(node_of_row, e_row), keys=True)
-    live = int(np.searchsorted(group, n_runs))
-    if live < len(group):
-        by_run, group = by_run[:live], group[:live]
-    row, v = gather(e_row, by_run), gather(e_v, by_run)
+    if allowed is None:
+        node_of_row = np.full(len(crit.codes), n_runs)  # rows that left: sorted last, cut off
+        node_of_row[level.rows] = level.node
+        # Runs (column, node), each still in value order; `group` the run of each entry.
+        by_run, group = order_by(e_col * m + gather(node_of_row, e_row), keys=True)
+        live = int(np.searchsorted(group, n_runs))
+        if live < len(group):
+            by_run, group = by_run[:live], group[:live]
+        row, v = gather(e_row, by_run), gather(e_v, by_run)
+    else:  # only the drawn pairs' entries: a lookup per entry, then a sort of the few kept
+        node_of_row = np.full(len(crit.codes), m)  # rows that left: a node that drew nothing
+        node_of_row[level.rows] = level.node
+        e_node = gather(node_of_row, e_row)
+        drawn = np.zeros((m + 1, n_cols), dtype=bool)
+        drawn[:m] = allowed
+        kept = np.flatnonzero(gather(drawn.ravel(), e_node * n_cols + e_col))
+        by_run, group = order_by(gather(e_col, kept) * m + gather(e_node, kept), keys=True)
+        # the kept entries first (in order: a streaming read), then their few in run order
+        row, v = gather(gather(e_row, kept), by_run), gather(gather(e_v, kept), by_run)
     codes = gather(crit.codes, row)
     count = np.bincount(group, minlength=n_runs)
     start = np.cumsum(count) - count
@@ -195,15 +210,17 @@ def sparse_numeric_candidates(crit, level, mode, entries) -> Candidates:
     n_present = count - np.bincount(group[missing_v], minlength=n_runs) if any_missing else count
     mode_of_run = np.repeat(mode, m)
     below = np.bincount(group[v < gather(mode_of_run, group)], minlength=n_runs)  # NaN: not below
-    # Class counts along the runs (the last class is the rest), and the common value's
-    # group in each run: the node's totals minus the entries'.
-    cums = [cumsum0(codes == q) for q in range(k - 1)]
+    # Class counts along the runs (the last class is the rest of the weight), and the
+    # common value's group in each run: the node's totals minus the entries'.
+    cums, weight = _running_sums(crit, row, codes)
     node_totals = np.tile(level.totals, (n_cols, 1))
     common = node_totals.copy()
     for q, cum in enumerate(cums):
         common[:, q] -= cum[start + count] - cum[start]
     common[:, -1] -= count
-    common[:, -2] = common[:, -1] - common[:, :-2].sum(axis=1)
+    common_weight = (common[:, -1] if weight is None
+                     else crit.weight(node_totals) - (weight[start + count] - weight[start]))
+    common[:, -2] = common_weight - common[:, :-2].sum(axis=1)
     has_common = common[:, -1] > 0
 
     same_run = group[:-1] == group[1:]
@@ -241,8 +258,13 @@ def sparse_numeric_candidates(crit, level, mode, entries) -> Candidates:
     for q, cum in enumerate(cums):
         left[:, q] = gather(cum, first + n_left) - gather(cum, first)
         present_tot[:, q] = cum[start + n_present] - cum[start]
-    left[:, -2] = left[:, -1] - left[:, :-2].sum(axis=1)
-    present_tot[:, -2] = present_tot[:, -1] - present_tot[:, :-2].sum(axis=1)
+    if weight is None:  # unit weights: the weight is the row count
+        left_weight, present_weight = left[:, -1], present_tot[:, -1]
+    else:
+        left_weight = gather(weight, first + n_left) - gather(weight, first)
+        present_weight = weight[start + n_present] - weight[start]
+    left[:, -2] = left_weight - left[:, :-2].sum(axis=1)
+    present_tot[:, -2] = present_weight - present_tot[:, :-2].sum(axis=1)
     left += np.take(common, group_c, axis=0) * with_common[:, None]
     present_tot += common
     nan_tot = node_totals - present_tot

@@ -497,22 +497,101 @@ def test_class_changes_read_off_class_ordered_groups(seed):
     np.testing.assert_array_equal(found, expected)
 
 
-def test_sparse_search_is_kept_to_unit_weights_and_single_row_leaves():
+def test_sparse_search_is_kept_to_whole_weights_and_single_row_leaves():
     import engine.tree._builder as builder
     from engine.tree._binning import prepare_features
-    from engine.tree._criteria import ClassificationCriterion
+    from engine.tree._criteria import ClassificationCriterion, SquaredErrorCriterion
 
-    X = np.zeros((10, 2))
+    X = np.zeros((10, 3))
     X[:3, 0], X[:, 1] = 1.0, np.arange(10)  # column 0 mostly 0, column 1 all distinct
-    prep = prepare_features(X, np.zeros(2, dtype=np.intp), 255)
+    X[:6, 2] = 1.0  # column 2: 4 rows off its common value 1, more than a third
+    prep = prepare_features(X, np.zeros(3, dtype=np.intp), 255)
     y = np.arange(10) % 2
     params = builder.GrowParams(None, 2, 1, 0.0, None, None, False, np.random.default_rng(0))
     unit = ClassificationCriterion("gini", 2, y, np.ones(10))
-    np.testing.assert_array_equal(builder._sparse_features(prep, unit, params), [0])
-    weighted = ClassificationCriterion("gini", 2, y, np.full(10, 2.0))
-    assert len(builder._sparse_features(prep, weighted, params)) == 0
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(builder, "SPARSE_SHARE", 0.35)
+        np.testing.assert_array_equal(builder._sparse_features(prep, unit, params), [0])
+        patch.setattr(builder, "SPARSE_SHARE", 0.55)  # 16 of 30 values off: every feature ...
+        np.testing.assert_array_equal(builder._sparse_features(prep, unit, params), [0, 1, 2])
+        # ... but a forest's draw takes only the features mostly of one value
+        np.testing.assert_array_equal(builder._sparse_features(prep, unit, params, True), [0, 2])
+    counts = ClassificationCriterion("gini", 2, y, np.arange(10.0) % 3)  # bootstrap counts
+    np.testing.assert_array_equal(builder._sparse_features(prep, counts, params), [0, 2])
+    fractional = ClassificationCriterion("gini", 2, y, np.full(10, 1.5))
+    assert len(builder._sparse_features(prep, fractional, params)) == 0
+    regression = SquaredErrorCriterion(y.astype(float), np.ones(10))
+    assert len(builder._sparse_features(prep, regression, params)) == 0
     params.min_samples_leaf = 2
     assert len(builder._sparse_features(prep, unit, params)) == 0
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_sparse_search_grows_the_same_forest_and_weighted_tree(seed, monkeypatch):
+    """With whole-number weights, a forest's bootstrap counts (with and without feature
+    draws) and a tree's integer sample weights, the search through the rows off the
+    common values grows the trees of the full search, node for node."""
+    import engine.tree._builder as builder
+    from engine.ensemble import RandomForestClassifier
+
+    X, y = mostly_one_value(seed)
+    calls = []
+    search = builder.sparse_numeric_candidates
+    monkeypatch.setattr(builder, "sparse_numeric_candidates",
+                        lambda *a: calls.append(a[4] is not None) or search(*a))
+    weight = np.random.default_rng(seed).integers(0, 4, len(y)).astype(float)
+    criterion = ["gini", "entropy", "misclassification", "gain_ratio"][seed % 4]
+    models = {
+        "forest": lambda: RandomForestClassifier(n_estimators=6, criterion=criterion,
+                                                 max_features=2, random_state=seed),
+        "bagged trees": lambda: RandomForestClassifier(n_estimators=4, criterion=criterion,
+                                                       max_features=None, random_state=seed),
+        "weighted tree": lambda: DecisionTreeClassifier(criterion=criterion, random_state=0),
+    }
+    for name, make in models.items():
+        fitted = []
+        for share in (-1.0, 1.0):  # no feature sparse, every one
+            monkeypatch.setattr(builder, "SPARSE_SHARE", share)
+            fit = {"sample_weight": weight} if name == "weighted tree" else {}
+            model = make().fit(X, y, **fit)
+            fitted.append([m.tree_ for m in getattr(model, "estimators_", [model])])
+        assert calls, f"{name}: the sparse search was not used"
+        assert all(calls) if name == "forest" else not any(calls)  # the draw passed on
+        calls.clear()
+        for dense, sparse in zip(*fitted, strict=True):
+            for field in ["feature", "threshold", "children_left", "missing_child",
+                          "category_child", "value", "impurity", "n_node_samples",
+                          "weighted_n_node_samples"]:
+                np.testing.assert_array_equal(getattr(sparse, field), getattr(dense, field),
+                                              err_msg=f"{name}: {field}")
+
+
+def test_stacked_rows_get_their_data_rows_entries_in_value_and_class_order():
+    """A forest's stacked rows take the data's off-common entries, one copy per stacked
+    row of the data row: the same entries as a stacked preparation's own, feature after
+    feature, by value (missing last), equal present values by class."""
+    import engine.tree._builder as builder
+    from engine.tree._binning import prepare_features
+
+    X, y = mostly_one_value(3)
+    X = X.drop(columns="colour").to_numpy()
+    prep = prepare_features(X, np.zeros(X.shape[1], dtype=np.intp), 255)
+    rows = np.random.default_rng(1).integers(0, len(y), 3 * len(y))  # three bootstraps' rows
+    codes = y[rows].astype(np.int16)
+    features = np.array([0, 2, 3, 6])
+    mode = prep.mode[0][features]
+    row, column, value = builder._stacked_entries(prep, codes, rows, features, mode)
+    stacked = prep.take(rows)
+    own = builder._off_common_entries(stacked, codes, features, mode)
+    as_set = lambda r, c, v: sorted(zip(r.tolist(), c.tolist(), np.nan_to_num(v, nan=99).tolist()))  # noqa: E731
+    assert as_set(row, column, value) == as_set(*own)
+    key = np.nan_to_num(value, nan=np.inf)
+    same_column = column[1:] == column[:-1]
+    assert (np.diff(column) >= 0).all()
+    assert (key[1:] >= key[:-1])[same_column].all()
+    same_value = same_column & (value[1:] == value[:-1])  # present values (NaN != NaN)
+    assert same_value.sum() > 100
+    assert (codes[row[1:]] >= codes[row[:-1]])[same_value].all()
 
 
 @pytest.mark.parametrize("seed", range(6))
