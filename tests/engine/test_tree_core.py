@@ -583,7 +583,7 @@ def test_stacked_rows_get_their_data_rows_entries_in_value_and_class_order():
     row, column, value = builder._stacked_entries(prep, codes, rows, features, mode)
     stacked = prep.take(rows)
     own = builder._off_common_entries(stacked, codes, features, mode)
-    as_set = lambda r, c, v: sorted(zip(r.tolist(), c.tolist(), np.nan_to_num(v, nan=99).tolist()))  # noqa: E731
+    as_set = lambda r, c, v: sorted(zip(r.tolist(), c.tolist(), np.nan_to_num(v, nan=99).tolist(), strict=True))  # noqa: E731
     assert as_set(row, column, value) == as_set(*own)
     key = np.nan_to_num(value, nan=np.inf)
     same_column = column[1:] == column[:-1]
