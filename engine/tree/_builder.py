@@ -283,13 +283,11 @@ class _SparseEntries:
         #: values in class order: the search's class-change filter relies on it); rows
         #: that left may linger (see :data:`_SPARSE_KEEP`).
         self.sparse_entries = ()
-        if len(sparse):
-            data_row = prep.in_source(np.arange(n_rows))
-            if source is prep:
-                self.sparse_entries = _off_common_entries(prep, crit.codes, sparse, self.sparse_mode)
-            else:
-                self.sparse_entries = _stacked_entries(source, crit.codes, data_row, sparse,
-                                                       self.sparse_mode)
+        if len(sparse) and source is prep:
+            self.sparse_entries = _off_common_entries(prep, crit.codes, sparse, self.sparse_mode)
+        elif len(sparse):
+            self.sparse_entries = _stacked_entries(source, crit.codes, prep.in_source(np.arange(n_rows)),
+                                                   sparse, self.sparse_mode)
         self._active = np.zeros(n_rows, dtype=bool)
         self._sparse_rows = n_rows  # active rows when the entries were last cut down
 
