@@ -300,8 +300,7 @@ def forest_leaves(stacked: StackedTrees, X_enc: np.ndarray):
     rows = min(step, n_rows)
     arrays = _walk_arrays(widest * rows, stacked.walk_code.dtype)
     try:
-        X_T = np.empty((X_enc.shape[1], rows))  # a chunk's columns, for the first step
-        walks = [_Walk(group, X_enc, arrays, X_T) for group, _, _ in groups]
+        walks = [_Walk(group, X_enc, arrays) for group, _, _ in groups]
         if len(walks) == 1:
             for lo in range(0, n_rows, step):
                 yield lo, walks[0].leaves(lo, min(lo + step, n_rows))
@@ -346,10 +345,12 @@ class _Walk:
     The pairs still walking are the first ``n`` entries of ``pair`` (the pair's position
     in the chunk's leaves), ``node`` and ``row_start`` (the row's offset in
     ``X_enc.ravel()``); dropping the finished ones gathers the rest into a spare set of
-    the three arrays, and the two sets swap.
+    the three arrays, and the two sets swap. The pairs are laid out row by row (a row's
+    trees side by side), so a step's reads of ``X_enc`` stay within a few rows at a time:
+    6% faster than tree by tree on spambase and on 20,000 × 20 (bench/README.md).
     """
 
-    def __init__(self, stacked: StackedTrees, X_enc: np.ndarray, arrays: dict, X_T: np.ndarray):
+    def __init__(self, stacked: StackedTrees, X_enc: np.ndarray, arrays: dict):
         self.stacked, self.X_enc, self.flat = stacked, X_enc, X_enc.ravel()
         tree = stacked.tree
         self.categorical = bool((tree.split_kind >= 2).any())
@@ -357,7 +358,6 @@ class _Walk:
         self.out, self.done, self.sets = arrays["out"], arrays["done"], list(arrays["sets"])
         # The lean step's temporaries, reused from step to step (3-5% faster than fresh ones)
         self.step_buffers = arrays["step"]
-        self.X_T = X_T  # (features, rows of a chunk): a chunk's columns, for the first step
 
     def leaves(self, lo: int, hi: int) -> np.ndarray:
         """Walk every (tree, row) pair of rows ``lo:hi`` down to its leaf.
@@ -374,20 +374,19 @@ class _Walk:
         n = n_trees * rows
         general = self.categorical or bool(np.isnan(self.X_enc[lo:hi]).any())  # for this chunk
         pair, node, row_start = self.sets[0][:, :n]
-        np.add(np.arange(n_trees)[:, None] * rows, np.arange(rows), out=pair.reshape(n_trees, rows))
-        row_start.reshape(n_trees, rows)[:] = np.arange(lo, hi) * self.X_enc.shape[1]
+        # row by row: entry r · n_trees + b is the pair (tree b, row r), b · rows + r in leaves
+        np.add(np.arange(rows)[:, None], np.arange(n_trees) * rows, out=pair.reshape(rows, n_trees))
+        row_start.reshape(rows, n_trees)[:] = (np.arange(lo, hi) * self.X_enc.shape[1])[:, None]
         schedule, compactions, taken = stacked.compaction_steps, 0, 0
         if general:
-            node.reshape(n_trees, rows)[:] = stacked.roots[:, None]
+            node.reshape(rows, n_trees)[:] = stacked.roots
         else:  # the first step without gathers: each tree reads one column
             root = gather(code, stacked.roots)
-            x = self.step_buffers[2][:n].reshape(n_trees, rows)
-            X_T = self.X_T[:, :rows]
-            np.copyto(X_T, self.X_enc[lo:hi].T)
-            np.take(X_T, root & column, axis=0, out=x, mode="clip")
-            right = np.greater(x, gather(threshold, stacked.roots)[:, None],
-                               out=self.step_buffers[4][:n].reshape(n_trees, rows))
-            np.add((root >> shift)[:, None], right, out=node.reshape(n_trees, rows))
+            x = self.step_buffers[2][:n].reshape(rows, n_trees)
+            np.take(self.X_enc[lo:hi], root & column, axis=1, out=x, mode="clip")
+            right = np.greater(x, gather(threshold, stacked.roots),
+                               out=self.step_buffers[4][:n].reshape(rows, n_trees))
+            np.add(root >> shift, right, out=node.reshape(rows, n_trees))
             taken = 1
         n = self._drop_finished(n)  # trees of one leaf (or, after the first step, of depth one)
         while n:
