@@ -386,12 +386,13 @@ def _split_level(prep, crit, record, totals, open_, rows, node, order, used, gro
         min_gain=_min_gain(crit, record.impurity[open_ids]), used=used[open_ids],
         data_rows=prep.in_source(rows),
     )
-    allowed = None
+    allowed, skipped = None, level.used
     if grow.draws:
         priority = grow.priority(open_ids, prep.n_features)
         source = prep.source
-        allowed = draw_features(source.row_codes, level, params.max_features, priority,
-                                source.distinct)
+        allowed, constant = draw_features(source.row_codes, level, params.max_features, priority,
+                                          source.distinct)
+        skipped = skipped | constant  # constant in a node: in its children too
     cands, orders = _all_candidates(prep, crit, level, order, params, allowed)
     chosen = choose_splits(cands, level, allowed)
     gain = np.where(chosen >= 0, np.append(cands.gain, 0.0)[chosen], 0.0)
@@ -404,7 +405,7 @@ def _split_level(prep, crit, record, totals, open_, rows, node, order, used, gro
     child = _route(prep, record, level, open_ids)
     _fill_default_children(record, at, child, gather(crit.row_weight, rows))
     moving = child >= 0
-    next_used = used[open_ids][np.repeat(split, record.n_children[at])]
+    next_used = skipped[np.repeat(split, record.n_children[at])]
     multi = np.flatnonzero(record.kind == CATEGORICAL_MULTIWAY)
     for i in multi:  # ID3: the attribute is used up below a multiway split
         next_used[record.first_child[i]:record.first_child[i] + record.n_children[i],

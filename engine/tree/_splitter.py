@@ -193,13 +193,17 @@ def sparse_numeric_candidates(crit, level, mode, entries, allowed=None) -> Candi
             by_run, group = by_run[:live], group[:live]
         row, v = gather(e_row, by_run), gather(e_v, by_run)
     else:  # only the drawn pairs' entries: a lookup per entry, then a sort of the few kept
-        node_of_row = np.full(len(crit.codes), m)  # rows that left: a node that drew nothing
-        node_of_row[level.rows] = level.node
-        e_node = gather(node_of_row, e_row)
+        # Each entry's (node, column) pair as its place in ``drawn``, from a per-row table
+        # of node · n_cols: one gather and one add an entry.
+        pair_of_row = np.full(len(crit.codes), m * n_cols)  # rows that left: a node that drew nothing
+        pair_of_row[level.rows] = level.node * n_cols
+        pair = gather(pair_of_row, e_row)
+        pair += e_col
         drawn = np.zeros((m + 1, n_cols), dtype=bool)
         drawn[:m] = allowed
-        kept = np.flatnonzero(gather(drawn.ravel(), e_node * n_cols + e_col))
-        by_run, group = order_by(gather(e_col, kept) * m + gather(e_node, kept), keys=True)
+        kept = np.flatnonzero(gather(drawn.ravel(), pair))
+        e_node, e_col = np.divmod(gather(pair, kept), n_cols)
+        by_run, group = order_by(e_col * m + e_node, keys=True)
         # the kept entries first (in order: a streaming read), then their few in run order
         row, v = gather(gather(e_row, kept), by_run), gather(gather(e_v, kept), by_run)
     codes = gather(crit.codes, row)
@@ -676,15 +680,18 @@ def choose_splits(cands: Candidates, level: Level, allowed: np.ndarray | None = 
 
 
 def draw_features(row_codes: np.ndarray, level: Level, k: int, priority: np.ndarray,
-                  distinct: np.ndarray | None = None) -> np.ndarray:
+                  distinct: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Per node, ``k`` features drawn at random among those not constant in the node.
 
     ``row_codes`` (n_samples, n_features) codes every value, equal values alike (see
     :attr:`._binning.PreparedFeatures.row_codes`), the level's rows at ``level.data_rows``.
-    Returns a boolean (m, n_features). Like
-    scikit-learn, a feature constant in the node (or used up by a multiway split above)
-    does not use up the draw. Drawing happens before any split is scored, so only the
-    drawn features' candidates are computed at all.
+    Returns two booleans (m, n_features): the features drawn, and those found constant
+    in the node on the way. Like scikit-learn, a feature constant in the node (or used
+    up by a multiway split above: ``level.used``) does not use up the draw, and, as
+    scikit-learn's splitter does, the caller can pass the constant ones down in
+    ``level.used``: constant in a node, constant in its children, so they are not
+    looked at again (on spambase 30% fewer values read). Drawing happens before any
+    split is scored, so only the drawn features' candidates are computed at all.
 
     ``priority`` (m, n_features) holds uniform random numbers, one row per node (it is
     overwritten). Each node ranks its features by it and takes the first ``k`` that
@@ -705,6 +712,7 @@ def draw_features(row_codes: np.ndarray, level: Level, k: int, priority: np.ndar
     n_usable = p - level.used.sum(axis=1)
     counts = np.bincount(level.node, minlength=m)
     allowed = np.zeros((m, p), dtype=bool)
+    constant = np.zeros((m, p), dtype=bool)
     todo = np.flatnonzero(counts > 0)
     if distinct is not None:
         known = (counts >= 2) & (n_usable >= k) & distinct[ranked[:, :k]].all(axis=1)
@@ -712,7 +720,7 @@ def draw_features(row_codes: np.ndarray, level: Level, k: int, priority: np.ndar
         allowed[at[:, None], ranked[at, :k]] = True
         todo = np.flatnonzero((counts > 0) & ~known)
     if not len(todo):
-        return allowed
+        return allowed, constant
     by_node = np.argsort(level.node.astype(np.int16) if m < 2**15 else level.node,
                          kind="stable")  # 16 bits: a radix sort
     rows, node = level.data_rows[by_node], level.node[by_node]  # rows grouped by node
@@ -727,16 +735,25 @@ def draw_features(row_codes: np.ndarray, level: Level, k: int, priority: np.ndar
             keep = still[node]
             rows, node = rows[keep], node[keep]
         starts = np.cumsum(counts[todo]) - counts[todo]
-        # (rows, block): their values. A 1-D gather with flat indices, reshaped: indexing
-        # by a fresh 2-D index array, or by (node, slice), takes numpy 3x longer.
-        at = np.take(np.ascontiguousarray(ranked[:, lo:hi]), node, axis=0)
-        at += (rows * p)[:, None]
+        # (block, rows): their values, a node's rows side by side. A 1-D gather with flat
+        # indices, reshaped: indexing by a fresh 2-D index array, or by (node, slice),
+        # takes numpy 3x longer.
+        at = np.take(np.ascontiguousarray(ranked[:, lo:hi].T), node, axis=1)
+        at += rows * p
         x = gather(flat, at.ravel()).reshape(at.shape)
-        varies = np.maximum.reduceat(x, starts, axis=0) > np.minimum.reduceat(x, starts, axis=0)
-        varies &= np.arange(lo, hi)[None, :] < n_usable[todo, None]
+        # A feature varies in a node if two of its neighbouring rows differ: count the
+        # changes from row to row; a node's own are those after its first row.
+        change = np.empty(x.shape, dtype=bool)
+        change[:, 0] = False
+        np.not_equal(x[:, 1:], x[:, :-1], out=change[:, 1:])
+        seen = np.cumsum(change, axis=1, dtype=np.int32)
+        varies = (seen[:, starts + counts[todo] - 1] > seen[:, starts]).T
+        usable = np.arange(lo, hi)[None, :] < n_usable[todo, None]
+        constant[todo[:, None], ranked[todo, lo:hi]] = usable & ~varies
+        varies &= usable
         take = varies & (found[todo, None] + np.cumsum(varies, axis=1) <= k)
         allowed[todo[:, None], ranked[todo, lo:hi]] = take
         found[todo] += take.sum(axis=1)
         todo = todo[found[todo] < k]
         lo, width = hi, 2 * width
-    return allowed
+    return allowed, constant

@@ -636,6 +636,7 @@ def test_feature_draw_takes_the_first_k_varying_features_by_priority(seed):
     node = rng.integers(0, m, size=r)
     node[node == 1] = 2  # node 1 is empty
     node[np.flatnonzero(node == 5)[1:]] = 6  # node 5 has one row
+    codes[:, 0] = node % 3  # constant in every node, not from one node to the next
     used = rng.random((m, p)) < 0.15
     level = splitter.Level(np.arange(r), node, np.zeros((m, 2)), np.zeros(m), np.zeros(m),
                            used, np.arange(r))
@@ -651,9 +652,26 @@ def test_feature_draw_takes_the_first_k_varying_features_by_priority(seed):
         expected[i, varies[:k]] = True
         first = np.argsort(np.where(used[i], np.inf, priority[i]), kind="stable")[:k]
         shortcut_nodes += rows.sum() >= 2 and distinct[first].all() and not used[i, first].any()
+    truly_constant = np.array([[len(np.unique(codes[node == i, j])) == 1 for j in range(p)]
+                               for i in range(m)]) & ~used
     for shortcut in (None, distinct):
-        got = splitter.draw_features(codes.astype(np.int16), level, k, priority.copy(),
-                                     shortcut)
+        got, constant = splitter.draw_features(codes.astype(np.int16), level, k, priority.copy(),
+                                               shortcut)
         np.testing.assert_array_equal(got, expected)
+        # only features really constant in the node (and not used up) are reported
+        assert not (constant & ~truly_constant).any()
+        # every constant feature of lower priority than a drawn one was looked at
+        for i in np.flatnonzero(expected.any(axis=1)):
+            last = priority[i, expected[i]].max()
+            looked = truly_constant[i] & (priority[i] < last)
+            if shortcut is None:
+                np.testing.assert_array_equal(constant[i] & looked, looked)
+        # passed down as used, the constant ones change no draw (they vary in no child)
+        known = splitter.Level(np.arange(r), node, np.zeros((m, 2)), np.zeros(m), np.zeros(m),
+                               used | constant, np.arange(r))
+        again, _ = splitter.draw_features(codes.astype(np.int16), known, k, priority.copy(),
+                                          shortcut)
+        np.testing.assert_array_equal(again, expected)
+    assert constant.any()
     assert not expected[1].any() and not expected[5].any()
     assert 0 < shortcut_nodes < m - 2  # both ways of drawing are exercised
