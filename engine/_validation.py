@@ -111,11 +111,12 @@ class FeatureEncoder:
         ]
         return self
 
-    def transform(self, X, order: str = "K") -> np.ndarray:
+    def transform(self, X, order: str = "K", copy: bool = True) -> np.ndarray:
         """A new float array of X's codes and numbers; ``order`` as numpy's, for a plain
-        numeric array (any other X comes back in C order)."""
+        numeric array (any other X comes back in C order). ``copy=False`` lets a plain
+        float64 array in that order come back itself, for callers that only read it."""
         if self._is_plain_numeric(X):  # fast path: nothing to encode, only to check
-            out = np.array(X, dtype=np.float64, order=order)
+            out = np.array(X, dtype=np.float64, order=order, copy=copy or None)
             if np.isinf(out).any():
                 self._numbers(pd.Series(out[:, np.isinf(out).any(axis=0)][:, 0]),
                               self.feature_names_in_[np.isinf(out).any(axis=0)][0])

@@ -210,9 +210,11 @@ class BaseBagged(BaseEstimator):
         state.pop("_stacked_cache", None)  # rebuilt on demand; keeps pickles small
         return state
 
-    def _encode(self, X) -> np.ndarray:
+    def _encode(self, X, copy: bool = True) -> np.ndarray:
+        """X encoded, rows whole (the trees' walk reads them); ``copy=False`` for a caller
+        that only reads it (a plain float64 array then comes back itself)."""
         self._check_is_fitted()
-        X_enc = self.encoder_.transform(X, order="C")  # rows whole: the trees' walk reads them
+        X_enc = self.encoder_.transform(X, order="C", copy=copy)
         if X_enc.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X_enc.shape[1]} features; the model expects {self.n_features_in_}.")
         return X_enc
@@ -240,7 +242,7 @@ class BaseBagged(BaseEstimator):
 
     def _average(self, X) -> np.ndarray:
         """Mean member output, a chunk of rows at a time to bound memory."""
-        X_enc = self._encode(X)
+        X_enc = self._encode(X, copy=False)  # only read: no copy of the caller's array
         if not self._all_trees:
             return self.member_outputs(X, X_enc).mean(axis=0)
         stacked, values = self._stacked()

@@ -222,6 +222,25 @@ def test_lean_walk_handles_trees_of_one_leaf_and_of_depth_one():
     np.testing.assert_array_equal(leaves, np.array(expected))
 
 
+def test_predict_proba_reads_a_float_array_in_place_and_checks_it_all_the_same():
+    """Prediction only reads X: a C-ordered float64 array is walked as it is (no copy),
+    left unchanged, and gives what any other form of the same rows gives; an infinite
+    value is still refused."""
+    X, y = numeric_data("classifier")
+    forest = RandomForestClassifier(n_estimators=5, random_state=0).fit(X, y)
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    assert forest._encode(X, copy=False) is X and forest._encode(X) is not X
+    before = X.copy()
+    proba = forest.predict_proba(X)
+    np.testing.assert_array_equal(X, before)
+    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
+    for other in (np.asfortranarray(X), X.tolist(), frame):
+        np.testing.assert_array_equal(forest.predict_proba(other), proba)
+    X[3, 1] = np.inf
+    with pytest.raises(ValueError, match="infinite"):
+        forest.predict_proba(X)
+
+
 @pytest.mark.parametrize("with_nan", [False, True])
 def test_a_large_forest_walks_in_groups_of_trees_to_the_same_leaves(with_nan, monkeypatch):
     """Walk tables over WALK_TABLE_BYTES split the trees into groups of consecutive trees,
