@@ -505,6 +505,19 @@ def cumsum0(x: np.ndarray) -> np.ndarray:
     return out
 
 
+def varies_in_runs(x: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Whether each run ``x[..., starts[i]:ends[i]]`` (back to back along the last axis)
+    holds two different values: two of its neighbours differ. The changes from each
+    value to the next are counted along the axis and read at each run's ends, a
+    cumulative sum where ``reduceat`` (a max and a min) is slow on small runs: 0.5-0.9
+    against 1.2-3.6 ns a value on this VM (bench/README.md)."""
+    change = np.empty(x.shape, dtype=bool)
+    change[..., 0] = False
+    np.not_equal(x[..., 1:], x[..., :-1], out=change[..., 1:])
+    seen = np.cumsum(change, axis=-1, dtype=np.int32 if x.shape[-1] < 2**31 else np.int64)
+    return seen[..., ends - 1] > seen[..., starts]
+
+
 def _class_changes(codes, v, same_run, cut) -> np.ndarray:
     """Cuts (L - 1,) between value groups that are not both of one same class."""
     tied = same_run & (v[1:] == v[:-1])
@@ -514,11 +527,9 @@ def _class_changes(codes, v, same_run, cut) -> np.ndarray:
     new_group[1:] = ~tied
     group_start = np.flatnonzero(new_group)
     group = np.cumsum(new_group) - 1
-    # A group is mixed if two of its neighbouring rows differ in class: counted along the
-    # rows, a cumulative sum read at each group's ends (reduceat is slow on small groups).
-    mixed = cumsum0(tied & (codes[1:] != codes[:-1]))
     group_end = np.append(group_start[1:], len(v))
-    group_class = np.where(mixed[group_end - 1] > mixed[group_start], -1, codes[group_start])
+    mixed = varies_in_runs(codes, group_start, group_end)
+    group_class = np.where(mixed, -1, codes[group_start])
     before, after = group_class[group[:-1]], group_class[group[1:]]
     return (before < 0) | (before != after)
 
@@ -742,13 +753,7 @@ def draw_features(row_codes: np.ndarray, level: Level, k: int, priority: np.ndar
         at = np.take(np.ascontiguousarray(ranked[:, lo:hi].T), node, axis=1)
         at += rows * p
         x = gather(flat, at.ravel()).reshape(at.shape)
-        # A feature varies in a node if two of its neighbouring rows differ: count the
-        # changes from row to row; a node's own are those after its first row.
-        change = np.empty(x.shape, dtype=bool)
-        change[:, 0] = False
-        np.not_equal(x[:, 1:], x[:, :-1], out=change[:, 1:])
-        seen = np.cumsum(change, axis=1, dtype=np.int32)
-        varies = (seen[:, starts + counts[todo] - 1] > seen[:, starts]).T
+        varies = varies_in_runs(x, starts, starts + counts[todo]).T
         usable = np.arange(lo, hi)[None, :] < n_usable[todo, None]
         constant[todo[:, None], ranked[todo, lo:hi]] = usable & ~varies
         varies &= usable

@@ -675,3 +675,20 @@ def test_feature_draw_takes_the_first_k_varying_features_by_priority(seed):
     assert constant.any()
     assert not expected[1].any() and not expected[5].any()
     assert 0 < shortcut_nodes < m - 2  # both ways of drawing are exercised
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_varies_in_runs_is_whether_a_run_holds_two_values(seed):
+    """Runs back to back along the last axis, of one row or many, 1-D and 2-D: a run
+    varies exactly when it holds two different values, whatever its neighbours hold."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 6, size=40)
+    starts = np.cumsum(sizes) - sizes
+    x = rng.integers(0, 3, size=(3, sizes.sum())).astype(np.int16)
+    x[0] = np.repeat(np.arange(len(sizes)) % 2, sizes)  # every run constant, neighbours not
+    expected = np.array([[len(np.unique(row[a:a + n])) > 1 for a, n in zip(starts, sizes, strict=True)]
+                         for row in x])
+    got = splitter.varies_in_runs(x, starts, starts + sizes)
+    np.testing.assert_array_equal(got, expected)
+    np.testing.assert_array_equal(splitter.varies_in_runs(x[1], starts, starts + sizes), expected[1])
+    assert not expected[0].any() and expected[1:].any() and not expected[1:].all()
