@@ -111,8 +111,7 @@ class PreparedFeatures:
         ranks rather than keeping every feature's presorted order up to date.
         """
         ranked = np.take_along_axis(self.numeric_values, self.order, axis=1)
-        new_value = np.ones(ranked.shape, dtype=bool)
-        new_value[:, 1:] = ranked[:, 1:] != ranked[:, :-1]
+        new_value = _value_starts(ranked)
         rank = np.empty(ranked.shape, dtype=np.int32)
         np.put_along_axis(rank, self.order, np.cumsum(new_value, axis=1, dtype=np.int32) - 1,
                           axis=1)
@@ -211,8 +210,7 @@ def prepare_features(
     coded, codes, distinct, common = [], [], [], []
     for i, column in enumerate(numeric_values):
         ranked = _present(column[order[i]])
-        new_value = np.ones(len(ranked), dtype=bool)
-        new_value[1:] = ranked[1:] != ranked[:-1]
+        new_value = _value_starts(ranked)
         common.append(_common_value(ranked, new_value))
         found = _distinct_codes(ranked, new_value, order[i], max_bins)
         if found is not None:
@@ -253,14 +251,21 @@ def _present(ranked: np.ndarray) -> np.ndarray:
     return ranked[:len(ranked) - np.count_nonzero(np.isnan(ranked))]
 
 
+def _value_starts(ranked: np.ndarray) -> np.ndarray:
+    """Where each value of sorted values starts (True at the first of each), along the
+    last axis."""
+    new_value = np.ones(ranked.shape, dtype=bool)
+    new_value[..., 1:] = ranked[..., 1:] != ranked[..., :-1]
+    return new_value
+
+
 def _common_value(ranked: np.ndarray, new_value: np.ndarray | None = None) -> tuple[float, int]:
     """The most common of sorted present values (the smallest if several) and its count;
-    ``new_value`` marks where each value starts."""
+    ``new_value`` marks where each value starts (:func:`_value_starts`)."""
     if not len(ranked):
         return np.nan, 0
     if new_value is None:
-        new_value = np.ones(len(ranked), dtype=bool)
-        new_value[1:] = ranked[1:] != ranked[:-1]
+        new_value = _value_starts(ranked)
     start = np.flatnonzero(new_value)
     length = np.diff(start, append=len(ranked))
     j = int(np.argmax(length))
