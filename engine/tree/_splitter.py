@@ -187,7 +187,7 @@ def sparse_numeric_candidates(crit, level, mode, entries, allowed=None) -> Candi
     e_row, e_col, e_v = entries
     if allowed is None:  # a run for every (column, node) pair
         n_runs = n_cols * m
-        run_node, run_column = np.tile(np.arange(m), n_cols), np.repeat(np.arange(n_cols), m)
+        run_column, run_node = np.divmod(np.arange(n_runs), m)
         node_of_row = np.full(len(crit.codes), n_runs)  # rows that left: sorted last, cut off
         node_of_row[level.rows] = level.node
         # Runs (column, node), each still in value order; `group` the run of each entry.
@@ -211,8 +211,7 @@ def sparse_numeric_candidates(crit, level, mode, entries, allowed=None) -> Candi
         drawn_pairs = np.flatnonzero(allowed)
         n_runs = len(drawn_pairs)
         run_node, run_column = np.divmod(drawn_pairs, n_cols)
-        run_of_pair = np.zeros(m * n_cols, dtype=np.intp)
-        run_of_pair[drawn_pairs] = np.arange(n_runs)
+        run_of_pair = np.cumsum(allowed.ravel()) - 1  # a drawn pair's place among them
         by_run, group = order_by(gather(run_of_pair, gather(pair, kept)), keys=True)
         # the kept entries first (in order: a streaming read), then their few in run order
         row, v = gather(gather(e_row, kept), by_run), gather(gather(e_v, kept), by_run)
