@@ -103,6 +103,31 @@ class PreparedFeatures:
         return (codes[1:] != codes[:-1]).all(axis=0)
 
     @cached_property
+    def off_common(self) -> tuple[np.ndarray, np.ndarray]:
+        """Which rows hold something other than a feature's most common code, as bits.
+
+        Returns ``bits`` (n_samples,) uint64 and ``features`` (n_bits,), at most 64 of
+        them: bit ``b`` of a row is set where its code of ``features[b]`` (see
+        :attr:`row_codes`) is not that feature's most common one. OR-ing a node's rows
+        then says which of these features have a row off the common code, AND-ing which
+        have every row off it: a feature varies in the node if some rows are off and some
+        not, and is constant if none is, without reading a value. The features whose
+        common code is held by the most rows are kept (a word that an e-mail does not
+        contain: most rows 0); those with no code held twice tell nothing and are left out.
+        """
+        codes = self.row_codes
+        held = np.array([np.bincount(c - c.min()).max() if len(c) else 0 for c in codes.T],
+                        dtype=np.intp)
+        features = np.argsort(-held, kind="stable")[:64]
+        features = np.sort(features[held[features] >= 2])
+        bits = np.zeros(len(codes), dtype=np.uint64)
+        for b, j in enumerate(features):
+            c = codes[:, j]
+            common = np.bincount(c - c.min()).argmax() + c.min()
+            bits |= (c != common).astype(np.uint64) << np.uint64(b)
+        return bits, features
+
+    @cached_property
     def rank(self) -> np.ndarray:
         """(n_numeric, n_samples) int32: rank of each row's value among the feature's
         distinct values (0 the smallest; missing values after every value).

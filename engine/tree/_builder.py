@@ -391,7 +391,7 @@ def _split_level(prep, crit, record, totals, open_, rows, node, order, used, gro
         priority = grow.priority(open_ids, prep.n_features)
         source = prep.source
         allowed, constant = draw_features(source.row_codes, level, params.max_features, priority,
-                                          source.distinct)
+                                          source.distinct, source.off_common)
         skipped = skipped | constant  # constant in a node: in its children too
     cands, orders = _all_candidates(prep, crit, level, order, params, allowed)
     chosen = choose_splits(cands, level, allowed)

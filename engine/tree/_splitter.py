@@ -706,7 +706,9 @@ def choose_splits(cands: Candidates, level: Level, allowed: np.ndarray | None = 
 
 
 def draw_features(row_codes: np.ndarray, level: Level, k: int, priority: np.ndarray,
-                  distinct: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                  distinct: np.ndarray | None = None,
+                  off_common: tuple[np.ndarray, np.ndarray] | None = None,
+                  ) -> tuple[np.ndarray, np.ndarray]:
     """Per node, ``k`` features drawn at random among those not constant in the node.
 
     ``row_codes`` (n_samples, n_features) codes every value, equal values alike (see
@@ -716,18 +718,25 @@ def draw_features(row_codes: np.ndarray, level: Level, k: int, priority: np.ndar
     up by a multiway split above: ``level.used``) does not use up the draw, and, as
     scikit-learn's splitter does, the caller can pass the constant ones down in
     ``level.used``: constant in a node, constant in its children, so they are not
-    looked at again (on spambase 13% fewer values read). Drawing happens before any
-    split is scored, so only the drawn features' candidates are computed at all.
+    looked at again. Drawing happens before any split is scored, so only the drawn
+    features' candidates are computed at all.
 
     ``priority`` (m, n_features) holds uniform random numbers, one row per node (it is
     overwritten). Each node ranks its features by it and takes the first ``k`` that
     vary in it: the same set as "the ``k`` of lowest priority among the varying ones",
     but only the features looked at are checked, a block at a time (``k`` features,
-    then twice as many, ...), so a node whose first ``k`` features all vary costs
-    ``k`` columns of its rows, not all of them. ``distinct`` (n_features,), if given,
-    marks features whose rows all differ (:attr:`._binning.PreparedFeatures.distinct`):
-    in a node of two rows or more they vary without looking, so a node whose first
-    ``k`` features are all such costs nothing (a tree's rows are distinct data rows).
+    then twice as many, ...). Most checks read no value:
+
+    * ``distinct`` (n_features,), if given, marks features whose rows all differ
+      (:attr:`._binning.PreparedFeatures.distinct`): in a node of two rows or more they
+      vary (a tree's rows are distinct data rows);
+    * ``off_common``, if given, is :attr:`._binning.PreparedFeatures.off_common`: one
+      OR and one AND of the node's rows' bits tell, for up to 64 features, whether the
+      node has rows off the feature's common code and rows on it (it varies) or none
+      off it (it is constant);
+    * the rest, where every row is off the common code, read a few of the node's
+      values spread over its rows (:data:`DRAW_SAMPLE`), then all of them only if
+      those few are all equal.
     """
     m, p = level.n_nodes, row_codes.shape[1]
     priority[level.used] = np.inf
@@ -736,7 +745,7 @@ def draw_features(row_codes: np.ndarray, level: Level, k: int, priority: np.ndar
     # unstable sort gives the stable one's order, 4x faster on rows of 57.
     ranked = np.argsort(priority, axis=1)
     n_usable = p - level.used.sum(axis=1)
-    counts = np.bincount(level.node, minlength=m)
+    counts = level.totals[:, -1].astype(np.intp)  # the rows' count is the last statistic
     allowed = np.zeros((m, p), dtype=bool)
     constant = np.zeros((m, p), dtype=bool)
     todo = np.flatnonzero(counts > 0)
@@ -749,31 +758,77 @@ def draw_features(row_codes: np.ndarray, level: Level, k: int, priority: np.ndar
         return allowed, constant
     by_node = np.argsort(level.node.astype(np.int16) if m < 2**15 else level.node,
                          kind="stable")  # 16 bits: a radix sort
-    rows, node = level.data_rows[by_node], level.node[by_node]  # rows grouped by node
+    rows = level.data_rows[by_node]  # rows grouped by node
+    start = np.cumsum(counts) - counts
+    varies_known, constant_known = _common_code_status(off_common, rows, start, counts, p)
     found = np.zeros(m, dtype=np.intp)
     flat = row_codes.ravel()  # flat indices gather faster than (row, column) pairs
     lo, width = 0, k
     while len(todo) and lo < p:
         hi = min(p, lo + width)
-        if len(todo) < m or lo > 0:  # only the rows of nodes still drawing
-            still = np.zeros(m, dtype=bool)
-            still[todo] = True
-            keep = still[node]
-            rows, node = rows[keep], node[keep]
-        starts = np.cumsum(counts[todo]) - counts[todo]
-        # (block, rows): their values, a node's rows side by side. A 1-D gather with flat
-        # indices, reshaped: indexing by a fresh 2-D index array, or by (node, slice),
-        # takes numpy 3x longer.
-        at = np.take(np.ascontiguousarray(ranked[:, lo:hi].T), node, axis=1)
-        at += rows * p
-        x = gather(flat, at.ravel()).reshape(at.shape)
-        varies = varies_in_runs(x, starts, starts + counts[todo]).T
+        columns = ranked[todo, lo:hi]
+        at = todo[:, None] * p + columns  # (node, feature) pairs, flat
         usable = np.arange(lo, hi)[None, :] < n_usable[todo, None]
-        constant[todo[:, None], ranked[todo, lo:hi]] = usable & ~varies
+        varies = gather(varies_known, at)
+        unknown = np.flatnonzero(usable & ~varies & ~gather(constant_known, at))
+        if len(unknown):
+            varies.ravel()[unknown] = _pairs_vary(flat, p, rows, start, counts,
+                                                  *np.divmod(gather(at.ravel(), unknown), p))
         varies &= usable
+        constant[todo[:, None], columns] = usable & ~varies
         take = varies & (found[todo, None] + np.cumsum(varies, axis=1) <= k)
-        allowed[todo[:, None], ranked[todo, lo:hi]] = take
+        allowed[todo[:, None], columns] = take
         found[todo] += take.sum(axis=1)
         todo = todo[found[todo] < k]
         lo, width = hi, 2 * width
     return allowed, constant
+
+
+#: A feature whose common-code bits leave it open is first read at this many of the
+#: node's rows, spread over them; only if those are all equal are all its rows read.
+DRAW_SAMPLE = 8
+
+
+def _common_code_status(off_common, rows, start, counts, p):
+    """Two flat (m * p) booleans: (node, feature) pairs known to vary and known to be
+    constant from the rows' common-code bits (see :func:`draw_features`)."""
+    m = len(counts)
+    varies = np.zeros(m * p, dtype=bool)
+    constant = np.zeros(m * p, dtype=bool)
+    if off_common is None or not len(off_common[1]):
+        return varies, constant
+    bits, features = off_common
+    row_bits = gather(bits, rows)
+    filled = np.flatnonzero(counts)
+    some_off = np.zeros(m, dtype=np.uint64)
+    all_off = np.zeros(m, dtype=np.uint64)
+    some_off[filled] = np.bitwise_or.reduceat(row_bits, start[filled])
+    all_off[filled] = np.bitwise_and.reduceat(row_bits, start[filled])
+    shift = np.arange(len(features), dtype=np.uint64)
+    some = (some_off[:, None] >> shift & np.uint64(1)).astype(bool)
+    every = (all_off[:, None] >> shift & np.uint64(1)).astype(bool)
+    varies.reshape(m, p)[:, features] = some & ~every
+    constant.reshape(m, p)[:, features] = ~some
+    return varies, constant
+
+
+def _pairs_vary(flat, p, rows, start, counts, node, feature) -> np.ndarray:
+    """Whether each (node, feature) pair holds two different codes: a few rows spread
+    over the node first (:data:`DRAW_SAMPLE`), then every row of the pairs still open."""
+    c = gather(counts, node)
+    varies = _rows_vary(flat, p, rows, gather(start, node), c, feature, np.minimum(c, DRAW_SAMPLE))
+    rest = np.flatnonzero(~varies & (c > DRAW_SAMPLE))
+    if len(rest):
+        varies[rest] = _rows_vary(flat, p, rows, gather(start, gather(node, rest)),
+                                  gather(c, rest), gather(feature, rest), gather(c, rest))
+    return varies
+
+
+def _rows_vary(flat, p, rows, first, count, feature, n) -> np.ndarray:
+    """Whether ``n[i]`` rows evenly spread over ``rows[first[i]:first[i] + count[i]]``
+    hold two different codes of ``feature[i]`` (all of them when ``n[i]`` is the count)."""
+    ends = np.cumsum(n)
+    j = np.arange(ends[-1] if len(ends) else 0) - np.repeat(ends - n, n)
+    pos = np.repeat(first, n) + j * np.repeat(count, n) // np.repeat(n, n)
+    x = gather(flat, gather(rows, pos) * p + np.repeat(feature, n))
+    return varies_in_runs(x, ends - n, ends)

@@ -624,25 +624,44 @@ def test_mode_is_the_most_common_present_value(seed):
         np.testing.assert_array_equal(count, [c for _, c in expected(data)])
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_feature_draw_takes_the_first_k_varying_features_by_priority(seed):
+def _common_code_bits(codes: np.ndarray, features: np.ndarray) -> np.ndarray:
+    """Reference for ``off_common``: bit b of a row set where its code of features[b] is
+    not that column's most common code."""
+    bits = np.zeros(len(codes), dtype=np.uint64)
+    for b, j in enumerate(features):
+        values, counts = np.unique(codes[:, j], return_counts=True)
+        bits |= (codes[:, j] != values[np.argmax(counts)]).astype(np.uint64) << np.uint64(b)
+    return bits
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_feature_draw_takes_the_first_k_varying_features_by_priority(seed, monkeypatch):
     """Each node gets the ``k`` features of lowest priority among those that vary in its
-    rows and are not used up, with or without the shortcut for all-distinct columns."""
+    rows and are not used up, with or without the shortcuts: all-distinct columns, and
+    the common-code bits (a node with rows off and on a column's common code)."""
     rng = np.random.default_rng(seed)
-    m, p, r, k = 12, 10, 60, 3
+    m, p, r, k = 12, 10, 60 + 40 * seed, 2
     codes = rng.permutation(np.tile(np.arange(r), (p, 1)).T)  # each column: all distinct
     codes[:, :2] = rng.integers(0, 2, size=(r, 2))  # two with ties, often constant
     codes[:, 2] = 0  # one constant everywhere
+    codes[:, 3] = np.where(rng.random(r) < 0.9, 5, rng.integers(0, 9, r))  # mostly one code
+    codes[:, 4] = np.where(rng.random(r) < 0.5, 1, rng.integers(2, 4, r))  # off it: 2 codes
     node = rng.integers(0, m, size=r)
     node[node == 1] = 2  # node 1 is empty
     node[np.flatnonzero(node == 5)[1:]] = 6  # node 5 has one row
     codes[:, 0] = node % 3  # constant in every node, not from one node to the next
+    codes[node == 7, 4] = 2 + (np.flatnonzero(node == 7) % 2)  # every row off the common code
+    codes[node == 8, 4] = 3  # every row off it, one code
     used = rng.random((m, p)) < 0.15
-    level = splitter.Level(np.arange(r), node, np.zeros((m, 2)), np.zeros(m), np.zeros(m),
+    counts = np.zeros((m, 2))
+    counts[:, -1] = np.bincount(node, minlength=m)  # the row count is the last statistic
+    level = splitter.Level(np.arange(r), node, counts, np.zeros(m), np.zeros(m),
                            used, np.arange(r))
     priority = rng.random((m, p))
     distinct = np.array([len(np.unique(c)) == r for c in codes.T])
-    assert distinct.tolist() == [False] * 3 + [True] * 7
+    assert distinct.tolist() == [False] * 5 + [True] * 5
+    features = np.array([0, 1, 3, 4, 6])  # some of the columns, one all distinct
+    bits = (_common_code_bits(codes, features), features)
     expected = np.zeros((m, p), dtype=bool)
     shortcut_nodes = 0
     for i in range(m):
@@ -654,9 +673,13 @@ def test_feature_draw_takes_the_first_k_varying_features_by_priority(seed):
         shortcut_nodes += rows.sum() >= 2 and distinct[first].all() and not used[i, first].any()
     truly_constant = np.array([[len(np.unique(codes[node == i, j])) == 1 for j in range(p)]
                                for i in range(m)]) & ~used
-    for shortcut in (None, distinct):
+    read = []  # (node, feature) pairs whose values were read
+    vary = splitter._pairs_vary
+    monkeypatch.setattr(splitter, "_pairs_vary", lambda *a: read.append(len(a[-1])) or vary(*a))
+    for shortcut, off_common in ((None, None), (distinct, None), (None, bits), (distinct, bits)):
+        read.clear()
         got, constant = splitter.draw_features(codes.astype(np.int16), level, k, priority.copy(),
-                                               shortcut)
+                                               shortcut, off_common)
         np.testing.assert_array_equal(got, expected)
         # only features really constant in the node (and not used up) are reported
         assert not (constant & ~truly_constant).any()
@@ -667,14 +690,39 @@ def test_feature_draw_takes_the_first_k_varying_features_by_priority(seed):
             if shortcut is None:
                 np.testing.assert_array_equal(constant[i] & looked, looked)
         # passed down as used, the constant ones change no draw (they vary in no child)
-        known = splitter.Level(np.arange(r), node, np.zeros((m, 2)), np.zeros(m), np.zeros(m),
+        known = splitter.Level(np.arange(r), node, counts, np.zeros(m), np.zeros(m),
                                used | constant, np.arange(r))
         again, _ = splitter.draw_features(codes.astype(np.int16), known, k, priority.copy(),
-                                          shortcut)
+                                          shortcut, off_common)
         np.testing.assert_array_equal(again, expected)
+        n_read = sum(read)
+        if off_common is None and shortcut is None:
+            all_read = n_read
+        elif off_common is not None:  # the bits leave fewer pairs to read
+            assert n_read < all_read
     assert constant.any()
     assert not expected[1].any() and not expected[5].any()
     assert 0 < shortcut_nodes < m - 2  # both ways of drawing are exercised
+
+
+def test_common_code_bits_mark_rows_off_each_features_most_common_code():
+    """``off_common``: up to 64 features, those whose common code most rows hold, none
+    whose codes all differ; a row's bit is set where it is off that code."""
+    from engine.tree._binning import prepare_features
+
+    rng = np.random.default_rng(0)
+    n = 300
+    X = np.where(rng.random((n, 70)) < np.linspace(0.2, 0.95, 70), 0.0,
+                 rng.integers(1, 5, (n, 70)).astype(float))
+    X[:, 0] = rng.permutation(n)  # all distinct: left out
+    X[rng.random(n) < 0.1, 1] = np.nan  # missing is one more code
+    X[:, 2] = np.where(rng.random(n) < 0.7, 7.0, rng.normal(size=n))  # common value not the smallest
+    prep = prepare_features(X, np.zeros(70, dtype=np.intp), 255)
+    bits, features = prep.off_common
+    held = [pd.Series(prep.row_codes[:, j]).value_counts().max() for j in range(70)]
+    assert len(features) == 64 and 0 not in features and 2 in features
+    assert min(held[j] for j in features) >= max(held[j] for j in set(range(70)) - set(features) - {0})
+    np.testing.assert_array_equal(bits, _common_code_bits(prep.row_codes, features))
 
 
 @pytest.mark.parametrize("seed", range(4))
