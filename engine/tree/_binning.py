@@ -104,27 +104,32 @@ class PreparedFeatures:
 
     @cached_property
     def off_common(self) -> tuple[np.ndarray, np.ndarray]:
-        """Which rows hold something other than a feature's most common code, as bits.
+        """Which rows hold something other than a feature's most common value, as bits.
 
         Returns ``bits`` (n_samples,) uint64 and ``features`` (n_bits,), at most 64 of
-        them: bit ``b`` of a row is set where its code of ``features[b]`` (see
-        :attr:`row_codes`) is not that feature's most common one. OR-ing a node's rows
-        then says which of these features have a row off the common code, AND-ing which
-        have every row off it: a feature varies in the node if some rows are off and some
-        not, and is constant if none is, without reading a value. The features whose
-        common code is held by the most rows are kept (a word that an e-mail does not
-        contain: most rows 0); those with no code held twice tell nothing and are left out.
+        them: bit ``b`` of a row is set where its value of ``features[b]`` is not that
+        feature's most common present value (the smallest of equally common ones, as in
+        :attr:`mode`), a missing value included. OR-ing a node's rows then says which of
+        these features have a row off the common value, AND-ing which have every row off
+        it: a feature varies in the node if some rows are off and some not, and is
+        constant if none is, without reading a value; and the rows off a feature's common
+        value are those a sparse search reads. The features whose common value the most
+        rows hold are kept (a word that an e-mail does not contain: most rows 0); those
+        with no value held twice tell nothing and are left out.
         """
         codes = self.row_codes
-        held = np.array([np.bincount(c - c.min()).max() if len(c) else 0 for c in codes.T],
-                        dtype=np.intp)
+        common = np.zeros(codes.shape[1], dtype=np.intp)
+        held = np.zeros(codes.shape[1], dtype=np.intp)
+        for j, column in enumerate(codes.T):
+            present = np.bincount(column[~np.isnan(self.values[j])])
+            if len(present):
+                common[j] = present.argmax()  # the first of equal counts: the smallest value
+                held[j] = present[common[j]]
         features = np.argsort(-held, kind="stable")[:64]
         features = np.sort(features[held[features] >= 2])
         bits = np.zeros(len(codes), dtype=np.uint64)
         for b, j in enumerate(features):
-            c = codes[:, j]
-            common = np.bincount(c - c.min()).argmax() + c.min()
-            bits |= (c != common).astype(np.uint64) << np.uint64(b)
+            bits |= (codes[:, j] != common[j]).astype(np.uint64) << np.uint64(b)
         return bits, features
 
     @cached_property

@@ -21,6 +21,7 @@ from ._binning import PreparedFeatures, histogram_candidates
 from ._splitter import (
     Candidates,
     Level,
+    SparseBits,
     binary_category_candidates,
     category_histogram,
     choose_splits,
@@ -137,7 +138,7 @@ def build_trees(prep: PreparedFeatures, crit, params: GrowParams, tree_of_row) -
     draws = params.max_features is not None and params.max_features < prep.n_features
     sparse = _sparse_features(prep, crit, params, draws)
     if draws:  # a forest's draws sort their own rows; only the sparse entries are kept
-        order = _SparseEntries(prep, crit, sparse) if len(sparse) else None
+        order = _SparseEntries(prep, crit, sparse, by_bits=True) if len(sparse) else None
     else:
         order = _Orders(prep, crit, sparse)
     parent, previous, tree_of_node = np.full(n_trees, -1), None, np.arange(n_trees)
@@ -268,16 +269,36 @@ class _SparseEntries:
 
     A forest's stacked rows (:meth:`PreparedFeatures.take`) get the entries of their data
     rows: each data row's entries repeated for each of its stacked rows, still in
-    value order.
+    value order. A forest whose sparse features all have a bit in the data's
+    :attr:`PreparedFeatures.off_common` (``by_bits``) lists no entries at all: each
+    level reads those of its drawn pairs off the rows' bits (:class:`SparseBits`).
     """
 
-    def __init__(self, prep: PreparedFeatures, crit, sparse: np.ndarray):
+    def __init__(self, prep: PreparedFeatures, crit, sparse: np.ndarray, by_bits: bool = False):
         n_rows = len(crit.row_weight)
         source = prep.source
         self.sparse = sparse
         self.is_sparse = np.zeros(len(prep.numeric), dtype=bool)
         self.is_sparse[sparse] = True
         self.sparse_mode = source.mode[0][sparse]
+        if by_bits:
+            bits, with_bit = source.off_common
+            bit_of = np.full(source.n_features, -1, dtype=np.intp)
+            bit_of[with_bit] = np.arange(len(with_bit))
+            bit = bit_of[source.numeric[sparse]]
+            if len(sparse) and (bit >= 0).all():
+                # A data row's class is that of its stacked rows (any for rows in no tree).
+                data_codes = np.zeros(source.values.shape[1], dtype=crit.codes.dtype)
+                data_codes[prep.in_source(np.arange(n_rows))] = crit.codes
+                n_data = len(data_codes)
+                wide = n_data * crit.n_classes >= 2**31
+                order = source.rank[sparse] * (np.int64 if wide else np.int32)(crit.n_classes)
+                order += data_codes
+                self.sparse_entries = SparseBits(bits, bit.astype(np.uint64),
+                                                 source.numeric_values.ravel(), sparse * n_data,
+                                                 order.ravel())
+                self._active = None
+                return
         #: Row, column (a position in ``sparse``) and value of every active row whose value
         #: is not its feature's common one, feature after feature, in value order (equal
         #: values in class order: the search's class-change filter relies on it); rows
@@ -293,6 +314,8 @@ class _SparseEntries:
 
     def keep(self, rows: np.ndarray) -> None:
         """The level's rows are now ``rows``: the entries of the others may be dropped."""
+        if self._active is None:  # read off the bits of the level's rows: nothing to drop
+            return
         self._active[:] = False
         self._active[rows] = True
         if len(self.sparse) and len(rows) < _SPARSE_KEEP * self._sparse_rows:

@@ -184,8 +184,11 @@ def sparse_numeric_candidates(crit, level, mode, entries, allowed=None) -> Candi
     """
     m, n_cols = level.n_nodes, len(mode)
     n_stats = crit.stats.shape[1]
-    e_row, e_col, e_v = entries
-    if allowed is None:  # a run for every (column, node) pair
+    if isinstance(entries, SparseBits):  # the drawn pairs' entries listed from the rows' bits
+        row, v, group, run_node, run_column = entries.drawn_entries(crit, level, allowed)
+        n_runs = len(run_node)
+    elif allowed is None:  # a run for every (column, node) pair
+        e_row, e_col, e_v = entries
         n_runs = n_cols * m
         run_column, run_node = np.divmod(np.arange(n_runs), m)
         node_of_row = np.full(len(crit.codes), n_runs)  # rows that left: sorted last, cut off
@@ -197,6 +200,7 @@ def sparse_numeric_candidates(crit, level, mode, entries, allowed=None) -> Candi
             by_run, group = by_run[:live], group[:live]
         row, v = gather(e_row, by_run), gather(e_v, by_run)
     else:  # only the drawn pairs' entries: a lookup per entry, then a sort of the few kept
+        e_row, e_col, e_v = entries
         # Each entry's (node, column) pair as its place in ``drawn``, from a per-row table
         # of node · n_cols: one gather and one add an entry.
         pair_of_row = np.full(len(crit.codes), m * n_cols)  # rows that left: a node that drew nothing
@@ -292,6 +296,55 @@ def sparse_numeric_candidates(crit, level, mode, entries, allowed=None) -> Candi
         extra = missing_only_candidates(crit, level, present_tot, nan_tot, 1, (run_node, run_column))
         cands = Candidates.concat([cands, extra])
     return keep_valid(cands)
+
+
+@dataclass
+class SparseBits:
+    """A forest's sparse entries read off the rows' bits instead of listed in advance.
+
+    Bit ``bit[c]`` of ``bits[d]`` (:attr:`._binning.PreparedFeatures.off_common`) is set
+    where data row ``d`` holds something other than column ``c``'s common value: the
+    rows a sparse search reads. A level's entries of the (node, column) pairs drawn are
+    then each row's bits AND its node's drawn columns' bits, one set bit an entry, with
+    no list of every entry to sift (a spambase node draws 6 of the 50 sparse columns).
+    """
+
+    bits: np.ndarray       # (n_data,) uint64
+    bit: np.ndarray        # (n_cols,) uint64: the bit of each column
+    values: np.ndarray     # (n_numeric * n_data,) the source's numeric values, flat
+    column_at: np.ndarray  # (n_cols,) where each column's values start in ``values``
+    order: np.ndarray      # (n_cols * n_data,) value rank · n_classes + class: the sort key
+
+    def drawn_entries(self, crit, level, allowed):
+        """Row, value and run of each entry of a drawn (node, column) pair, by run, then
+        value, then class (missing values last); the runs' node and column."""
+        m, n_cols = allowed.shape
+        column_of_bit = np.full(64, -1, dtype=np.intp)
+        column_of_bit[self.bit.astype(np.intp)] = np.arange(n_cols)
+        drawn_bits = (allowed.astype(np.uint64) << self.bit).sum(axis=1, dtype=np.uint64)
+        x = gather(self.bits, level.data_rows) & gather(drawn_bits, level.node)
+        at = np.flatnonzero(x != 0)  # a bool nonzero: 5x faster than one of uint64
+        x = x[at]
+        where, bit = [], []
+        while len(at):  # the lowest set bit of each row at a time
+            low = x & (~x + np.uint64(1))
+            where.append(at)
+            bit.append(np.frexp(low.astype(np.float64))[1] - 1)  # a power of two: exact
+            x ^= low
+            more = np.flatnonzero(x != 0)
+            at, x = at[more], x[more]
+        where = np.concatenate(where) if where else np.zeros(0, dtype=np.intp)
+        column = gather(column_of_bit, np.concatenate(bit) if bit else where)
+        drawn_pairs = np.flatnonzero(allowed)
+        run_node, run_column = np.divmod(drawn_pairs, n_cols)
+        run_of_pair = np.cumsum(allowed.ravel()) - 1  # a drawn pair's place among them
+        run = gather(run_of_pair, gather(level.node, where) * n_cols + column)
+        data_row = gather(level.data_rows, where)
+        by_run, group = order_by(run, gather(self.order, column * len(self.bits) + data_row),
+                                 keys=True)
+        column, data_row = gather(column, by_run), gather(data_row, by_run)
+        v = gather(self.values, gather(self.column_at, column) + data_row)
+        return gather(level.rows, gather(where, by_run)), v, group, run_node, run_column
 
 
 @dataclass

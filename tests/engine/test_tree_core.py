@@ -530,7 +530,9 @@ def test_sparse_search_is_kept_to_whole_weights_and_single_row_leaves():
 def test_sparse_search_grows_the_same_forest_and_weighted_tree(seed, monkeypatch):
     """With whole-number weights, a forest's bootstrap counts (with and without feature
     draws) and a tree's integer sample weights, the search through the rows off the
-    common values grows the trees of the full search, node for node."""
+    common values grows the trees of the full search, node for node. A forest reads its
+    entries off the rows' bits, or, when a sparse column has no bit (here the column of
+    missing values only, sparse when every feature is), from the list of entries."""
     import engine.tree._builder as builder
     from engine.ensemble import RandomForestClassifier
 
@@ -538,25 +540,31 @@ def test_sparse_search_grows_the_same_forest_and_weighted_tree(seed, monkeypatch
     calls = []
     search = builder.sparse_numeric_candidates
     monkeypatch.setattr(builder, "sparse_numeric_candidates",
-                        lambda *a: calls.append(a[4] is not None) or search(*a))
+                        lambda *a: calls.append((a[4] is not None, type(a[3]).__name__)) or search(*a))
     weight = np.random.default_rng(seed).integers(0, 4, len(y)).astype(float)
     criterion = ["gini", "entropy", "misclassification", "gain_ratio"][seed % 4]
-    models = {
-        "forest": lambda: RandomForestClassifier(n_estimators=6, criterion=criterion,
-                                                 max_features=2, random_state=seed),
-        "bagged trees": lambda: RandomForestClassifier(n_estimators=4, criterion=criterion,
-                                                       max_features=None, random_state=seed),
-        "weighted tree": lambda: DecisionTreeClassifier(criterion=criterion, random_state=0),
+    forest = lambda: RandomForestClassifier(n_estimators=6, criterion=criterion,  # noqa: E731
+                                            max_features=2, random_state=seed)
+    models = {  # name: model, data, how the sparse entries are found
+        "forest": (forest, X, "tuple"),
+        "forest, entries off the bits": (forest, X.drop(columns="x6"), "SparseBits"),
+        "bagged trees": (lambda: RandomForestClassifier(n_estimators=4, criterion=criterion,
+                                                        max_features=None, random_state=seed),
+                         X, "tuple"),
+        "weighted tree": (lambda: DecisionTreeClassifier(criterion=criterion, random_state=0),
+                          X, "tuple"),
     }
-    for name, make in models.items():
+    for name, (make, data, entries) in models.items():
         fitted = []
         for share in (-1.0, 1.0):  # no feature sparse, every one
             monkeypatch.setattr(builder, "SPARSE_SHARE", share)
             fit = {"sample_weight": weight} if name == "weighted tree" else {}
-            model = make().fit(X, y, **fit)
+            model = make().fit(data, y, **fit)
             fitted.append([m.tree_ for m in getattr(model, "estimators_", [model])])
         assert calls, f"{name}: the sparse search was not used"
-        assert all(calls) if name == "forest" else not any(calls)  # the draw passed on
+        drawn = [d for d, _ in calls]
+        assert all(drawn) if name.startswith("forest") else not any(drawn)  # the draw passed on
+        assert {kind for _, kind in calls} == {entries}, name
         calls.clear()
         for dense, sparse in zip(*fitted, strict=True):
             for field in ["feature", "threshold", "children_left", "missing_child",
@@ -634,6 +642,15 @@ def _common_code_bits(codes: np.ndarray, features: np.ndarray) -> np.ndarray:
     return bits
 
 
+def _off_mode_bits(X: np.ndarray, mode: np.ndarray, features: np.ndarray) -> np.ndarray:
+    """Reference for ``off_common`` from the values: bit b set where the value of
+    features[b] is not its most common present value (missing is off it)."""
+    bits = np.zeros(len(X), dtype=np.uint64)
+    for b, j in enumerate(features):
+        bits |= (X[:, j] != mode[j]).astype(np.uint64) << np.uint64(b)  # NaN != anything
+    return bits
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_feature_draw_takes_the_first_k_varying_features_by_priority(seed, monkeypatch):
     """Each node gets the ``k`` features of lowest priority among those that vary in its
@@ -706,8 +723,9 @@ def test_feature_draw_takes_the_first_k_varying_features_by_priority(seed, monke
 
 
 def test_common_code_bits_mark_rows_off_each_features_most_common_code():
-    """``off_common``: up to 64 features, those whose common code most rows hold, none
-    whose codes all differ; a row's bit is set where it is off that code."""
+    """``off_common``: up to 64 features, those whose common value most rows hold, none
+    whose values all differ; a row's bit is set where it is off that value (the
+    smallest of equally common present values, as ``mode`` has it; missing is off)."""
     from engine.tree._binning import prepare_features
 
     rng = np.random.default_rng(0)
@@ -717,12 +735,21 @@ def test_common_code_bits_mark_rows_off_each_features_most_common_code():
     X[:, 0] = rng.permutation(n)  # all distinct: left out
     X[rng.random(n) < 0.1, 1] = np.nan  # missing is one more code
     X[:, 2] = np.where(rng.random(n) < 0.7, 7.0, rng.normal(size=n))  # common value not the smallest
+    X[:, 3] = np.where(rng.random(n) < 0.8, np.nan, np.round(rng.random(n)))  # mostly missing
+    X[:5, 4] = 1.0  # a tie for the most common value: the smaller, 0, is it
+    X[5:10, 4] = 2.0
+    X[10:, 4] = rng.permutation(n - 10) + 10
     prep = prepare_features(X, np.zeros(70, dtype=np.intp), 255)
     bits, features = prep.off_common
-    held = [pd.Series(prep.row_codes[:, j]).value_counts().max() for j in range(70)]
+    held = [pd.Series(X[:, j]).value_counts().max() for j in range(70)]
     assert len(features) == 64 and 0 not in features and 2 in features
     assert min(held[j] for j in features) >= max(held[j] for j in set(range(70)) - set(features) - {0})
-    np.testing.assert_array_equal(bits, _common_code_bits(prep.row_codes, features))
+    np.testing.assert_array_equal(bits, _off_mode_bits(X, prep.mode[0], features))
+    few = prepare_features(X[:, :8], np.zeros(8, dtype=np.intp), 255)  # all but the distinct one
+    bits, features = few.off_common
+    np.testing.assert_array_equal(features, np.arange(1, 8))
+    np.testing.assert_array_equal(bits, _off_mode_bits(X, prep.mode[0], features))
+    assert few.mode[0][4] == 1.0  # held by as many rows as 2.0
 
 
 @pytest.mark.parametrize("seed", range(4))
