@@ -50,11 +50,11 @@ def test_stacks_are_even_and_fill_every_worker():
     def sizes(*args, **kwargs):
         return np.diff(stack_edges(*args, **kwargs)).tolist()
 
-    assert sizes(4601, 57, 100, draws=True) == [33, 33, 34]  # at most 200,000 drawn rows
+    assert sizes(4601, 57, 100, draws=True) == [50, 50]  # at most 240,000 drawn rows: 52
     assert sizes(4601, 57, 100) == [16, 17, 17, 16, 17, 17]  # 5,000,000 cells: 19 trees
-    assert sizes(20000, 20, 100, draws=True) == [10] * 10
+    assert sizes(20000, 20, 100, draws=True) == [11] * 8 + [12]
     assert sizes(150, 4, 120, draws=True) == [40] * 3  # at most 50 trees a stack
-    assert sizes(4601, 57, 200, draws=True, n_jobs=2) == [33, 33, 34, 33, 33, 34]
+    assert sizes(4601, 57, 200, draws=True, n_jobs=2) == [50] * 4
     assert sizes(20000, 20, 100, draws=True, n_jobs=2) == [6, 6, 6, 7] * 4  # 16: 2 a batch
     assert sizes(10**7, 3, 5, draws=True) == [1] * 5
     assert sizes(100, 3, 1, draws=True, n_jobs=2) == [1]
