@@ -141,10 +141,18 @@ def build_trees(prep: PreparedFeatures, crit, params: GrowParams, tree_of_row) -
         order = _SparseEntries(prep, crit, sparse, by_bits=True) if len(sparse) else None
     else:
         order = _Orders(prep, crit, sparse)
+    # A node's weight as measured (summed by class) is the sum of its rows' weights, bit
+    # for bit, where the weights are whole numbers or summed alone (regression).
+    weights_exact = not hasattr(crit, "codes") or (getattr(crit, "unit_weight", False)
+                                                   or getattr(crit, "int_weight", None) is not None)
     parent, previous, tree_of_node = np.full(n_trees, -1), None, np.arange(n_trees)
     records: list[_LevelRecord] = []
     while len(parent):
         record, totals = _measure_level(crit, rows, node, parent, previous, prep)
+        if previous is not None:  # the children's weights are now measured
+            _fill_default_children(previous, record.weight if weights_exact else
+                                   np.bincount(node, weights=gather(crit.row_weight, rows),
+                                               minlength=len(parent)))
         records.append(record)
         open_ = _splittable(record, len(records) - 1, params)
         if not open_.any():
@@ -426,7 +434,6 @@ def _split_level(prep, crit, record, totals, open_, rows, node, order, used, gro
     record.improvement[at] = improvement[split]
     _describe_splits(record, at, cands, chosen[split], split, orders, prep)
     child = _route(prep, record, level, open_ids)
-    _fill_default_children(record, at, child, gather(crit.row_weight, rows))
     moving = child >= 0
     next_used = skipped[np.repeat(split, record.n_children[at])]
     multi = np.flatnonzero(record.kind == CATEGORICAL_MULTIWAY)
@@ -562,11 +569,10 @@ def _route(prep, record, level, open_ids) -> np.ndarray:
     return np.where(split, gather(record.first_child, at) + offset, -1)
 
 
-def _fill_default_children(record, at, child, row_weight):
-    """Missing values (if none in training) and unseen categories go to the heaviest child."""
-    n_next = int(record.n_children.sum())
-    moving = child >= 0
-    child_weight = np.bincount(child[moving], weights=row_weight[moving], minlength=n_next)
+def _fill_default_children(record, child_weight):
+    """Missing values (if none in training) and unseen categories go to the heaviest child
+    (``child_weight``: the weight of each node of the next level)."""
+    at = np.flatnonzero(record.n_children > 0)
     first = record.first_child[at]
     heaviest = (child_weight[first + 1] > child_weight[first]).astype(np.intp)
     for k in np.flatnonzero(record.kind[at] == CATEGORICAL_MULTIWAY):  # all branches

@@ -218,6 +218,33 @@ def test_missing_and_unseen_categories_route_to_a_child():
     np.testing.assert_array_equal(t.unseen_child[categorical], heavier)
 
 
+@pytest.mark.parametrize("kind", ["tree", "weighted tree", "regression tree", "forest"])
+def test_missing_values_unseen_in_training_go_to_the_heavier_child(kind):
+    """With no missing value at a node in training, a missing value takes the child of
+    more weight (the left one on a tie): trees, weighted trees (halves: sums exact),
+    regression trees and a forest's bootstrap weights alike."""
+    from engine.ensemble import RandomForestClassifier
+    from engine.tree import DecisionTreeRegressor
+
+    rng = np.random.default_rng(5)
+    X = rng.integers(0, 6, size=(300, 4)).astype(float)
+    y = (X[:, 0] + X[:, 1] + rng.normal(0, 2, 300) > 5).astype(int)
+    weight = rng.integers(1, 5, 300) / 2.0 if kind == "weighted tree" else None
+    model = {"tree": DecisionTreeClassifier(random_state=0),
+             "weighted tree": DecisionTreeClassifier(random_state=0),
+             "regression tree": DecisionTreeRegressor(random_state=0),
+             "forest": RandomForestClassifier(n_estimators=3, random_state=0)}[kind]
+    model.fit(X, X[:, 0] + X[:, 1] if kind == "regression tree" else y, sample_weight=weight)
+    for estimator in getattr(model, "estimators_", [model]):
+        t = estimator.tree_
+        internal = np.flatnonzero(t.children_left >= 0)
+        left, right = t.children_left[internal], t.children_right[internal]
+        heavier = np.where(t.weighted_n_node_samples[right] > t.weighted_n_node_samples[left],
+                           right, left)
+        np.testing.assert_array_equal(t.missing_child[internal], heavier)
+        assert (t.missing_child[internal] == right).any() and (t.missing_child[internal] == left).any()
+
+
 def test_gain_ratio_picks_the_best_ratio_at_the_root():
     X = pd.read_csv(DATA / "playtennis.csv").drop(columns="Day")
     y = X.pop("PlayTennis")
