@@ -867,9 +867,17 @@ def _common_code_status(off_common, rows, start, counts, p):
 
 def _pairs_vary(flat, p, rows, start, counts, node, feature) -> np.ndarray:
     """Whether each (node, feature) pair holds two different codes: a few rows spread
-    over the node first (:data:`DRAW_SAMPLE`), then every row of the pairs still open."""
+    over the node first (:data:`DRAW_SAMPLE`), then every row of the pairs still open.
+
+    The sample is row ``j · count // DRAW_SAMPLE`` of the node for each ``j`` below
+    :data:`DRAW_SAMPLE`: every row of a node of at most that many (some twice), so
+    one fixed-width gather settles those and most others."""
     c = gather(counts, node)
-    varies = _rows_vary(flat, p, rows, gather(start, node), c, feature, np.minimum(c, DRAW_SAMPLE))
+    at = gather(start, node)[:, None] + np.arange(DRAW_SAMPLE) * c[:, None] // DRAW_SAMPLE
+    at = gather(rows, at.ravel()).reshape(at.shape) * p
+    at += feature[:, None]
+    x = gather(flat, at.ravel()).reshape(at.shape)
+    varies = (x[:, 1:] != x[:, :1]).any(axis=1)
     rest = np.flatnonzero(~varies & (c > DRAW_SAMPLE))
     if len(rest):
         varies[rest] = _rows_vary(flat, p, rows, gather(start, gather(node, rest)),
