@@ -813,20 +813,24 @@ def draw_features(row_codes: np.ndarray, level: Level, k: int, priority: np.ndar
                          kind="stable")  # 16 bits: a radix sort
     rows = level.data_rows[by_node]  # rows grouped by node
     start = np.cumsum(counts) - counts
-    varies_known, constant_known = _common_code_status(off_common, rows, start, counts, p)
+    vary_bits, constant_bits, bit_of = _common_value_bits(off_common, rows, start, counts, p)
     found = np.zeros(m, dtype=np.intp)
     flat = row_codes.ravel()  # flat indices gather faster than (row, column) pairs
     lo, width = 0, k
     while len(todo) and lo < p:
         hi = min(p, lo + width)
         columns = ranked[todo, lo:hi]
-        at = todo[:, None] * p + columns  # (node, feature) pairs, flat
         usable = np.arange(lo, hi)[None, :] < n_usable[todo, None]
-        varies = gather(varies_known, at)
-        unknown = np.flatnonzero(usable & ~varies & ~gather(constant_known, at))
-        if len(unknown):
-            varies.ravel()[unknown] = _pairs_vary(flat, p, rows, start, counts,
-                                                  *np.divmod(gather(at.ravel(), unknown), p))
+        bit = gather(bit_of, columns.ravel()).reshape(columns.shape)
+        has_bit = bit >= 0
+        shift = np.where(has_bit, bit, 0).astype(np.uint64)
+        one = np.uint64(1)
+        varies = has_bit & (gather(vary_bits, todo)[:, None] >> shift & one).astype(bool)
+        known = varies | has_bit & (gather(constant_bits, todo)[:, None] >> shift & one).astype(bool)
+        unknown = np.nonzero(usable & ~known)
+        if len(unknown[0]):
+            varies[unknown] = _pairs_vary(flat, p, rows, start, counts, todo[unknown[0]],
+                                          columns[unknown])
         varies &= usable
         constant[todo[:, None], columns] = usable & ~varies
         take = varies & (found[todo, None] + np.cumsum(varies, axis=1) <= k)
@@ -842,27 +846,25 @@ def draw_features(row_codes: np.ndarray, level: Level, k: int, priority: np.ndar
 DRAW_SAMPLE = 8
 
 
-def _common_code_status(off_common, rows, start, counts, p):
-    """Two flat (m * p) booleans: (node, feature) pairs known to vary and known to be
-    constant from the rows' common-code bits (see :func:`draw_features`)."""
+def _common_value_bits(off_common, rows, start, counts, p):
+    """What the rows' bits (see :func:`draw_features`) tell of each node: (m,) uint64
+    twice, bit ``b`` set where feature ``b`` varies in the node (rows off its common
+    value and rows on it) and where it is constant (no row off it), and the bit of
+    each of the ``p`` features (-1 for none)."""
     m = len(counts)
-    varies = np.zeros(m * p, dtype=bool)
-    constant = np.zeros(m * p, dtype=bool)
+    bit_of = np.full(p, -1, dtype=np.intp)
+    vary_bits = np.zeros(m, dtype=np.uint64)
+    constant_bits = np.zeros(m, dtype=np.uint64)
     if off_common is None or not len(off_common[1]):
-        return varies, constant
+        return vary_bits, constant_bits, bit_of
     bits, features = off_common
+    bit_of[features] = np.arange(len(features))
     row_bits = gather(bits, rows)
     filled = np.flatnonzero(counts)
-    some_off = np.zeros(m, dtype=np.uint64)
-    all_off = np.zeros(m, dtype=np.uint64)
-    some_off[filled] = np.bitwise_or.reduceat(row_bits, start[filled])
-    all_off[filled] = np.bitwise_and.reduceat(row_bits, start[filled])
-    shift = np.arange(len(features), dtype=np.uint64)
-    some = (some_off[:, None] >> shift & np.uint64(1)).astype(bool)
-    every = (all_off[:, None] >> shift & np.uint64(1)).astype(bool)
-    varies.reshape(m, p)[:, features] = some & ~every
-    constant.reshape(m, p)[:, features] = ~some
-    return varies, constant
+    some_off = np.bitwise_or.reduceat(row_bits, start[filled])
+    vary_bits[filled] = some_off & ~np.bitwise_and.reduceat(row_bits, start[filled])
+    constant_bits[filled] = ~some_off
+    return vary_bits, constant_bits, bit_of
 
 
 def _pairs_vary(flat, p, rows, start, counts, node, feature) -> np.ndarray:
