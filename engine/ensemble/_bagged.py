@@ -83,7 +83,7 @@ STACK_CELLS = 5_000_000
 #: in stacks of 8-12, 6.1 in stacks of 17; 100,000 × 10 (20 trees) 8.1-8.3 s in stacks
 #: of 2-5, 9.9 in stacks of 10. Spambase in two stacks of 50 (240,000 rows) grows 4%
 #: faster than in three of 33-34 (fifteenth session: 544 against 576 ms, medians of
-#: three; 20,000 × 20 the same in stacks of 12 as of 10); once it cost peak memory
+#: three; 20,000 × 20 the same in stacks of 11-12 as of 10); once it cost peak memory
 #: (66 to 88 MiB), but since the sparse entries are read off bits rather than listed per
 #: stacked row, two stacks of 50 take 40 MiB.
 STACK_ROWS = 240_000

@@ -785,9 +785,9 @@ def draw_features(row_codes: np.ndarray, level: Level, k: int, priority: np.ndar
       vary (a tree's rows are distinct data rows);
     * ``off_common``, if given, is :attr:`._binning.PreparedFeatures.off_common`: one
       OR and one AND of the node's rows' bits tell, for up to 64 features, whether the
-      node has rows off the feature's common code and rows on it (it varies) or none
-      off it (it is constant);
-    * the rest, where every row is off the common code, read a few of the node's
+      node has rows off the feature's most common value and rows on it (it varies) or
+      none off it (it is constant);
+    * the rest, where every row is off the common value, read a few of the node's
       values spread over its rows (:data:`DRAW_SAMPLE`), then all of them only if
       those few are all equal.
     """
@@ -841,7 +841,7 @@ def draw_features(row_codes: np.ndarray, level: Level, k: int, priority: np.ndar
     return allowed, constant
 
 
-#: A feature whose common-code bits leave it open is first read at this many of the
+#: A feature whose common-value bits leave it open is first read at this many of the
 #: node's rows, spread over them; only if those are all equal are all its rows read.
 DRAW_SAMPLE = 8
 
