@@ -558,8 +558,9 @@ def test_sparse_search_grows_the_same_forest_and_weighted_tree(seed, monkeypatch
     """With whole-number weights, a forest's bootstrap counts (with and without feature
     draws) and a tree's integer sample weights, the search through the rows off the
     common values grows the trees of the full search, node for node. A forest reads its
-    entries off the rows' bits, or, when a sparse column has no bit (here the column of
-    missing values only, sparse when every feature is), from the list of entries."""
+    entries off the rows' bits, some features' every row too, or, when a sparse column
+    has no bit (here the column of missing values only, sparse when every feature is),
+    from the list of entries."""
     import engine.tree._builder as builder
     from engine.ensemble import RandomForestClassifier
 
@@ -567,31 +568,42 @@ def test_sparse_search_grows_the_same_forest_and_weighted_tree(seed, monkeypatch
     calls = []
     search = builder.sparse_numeric_candidates
     monkeypatch.setattr(builder, "sparse_numeric_candidates",
-                        lambda *a: calls.append((a[4] is not None, type(a[3]).__name__)) or search(*a))
+                        lambda *a: calls.append((a[4] is not None, a[3])) or search(*a))
     weight = np.random.default_rng(seed).integers(0, 4, len(y)).astype(float)
     criterion = ["gini", "entropy", "misclassification", "gain_ratio"][seed % 4]
     forest = lambda: RandomForestClassifier(n_estimators=6, criterion=criterion,  # noqa: E731
                                             max_features=2, random_state=seed)
-    models = {  # name: model, data, how the sparse entries are found
-        "forest": (forest, X, "tuple"),
-        "forest, entries off the bits": (forest, X.drop(columns="x6"), "SparseBits"),
+    complete = X.drop(columns="x6")
+    every_row = {"BITS_SPARSE_SHARE": 0.3, "BITS_DENSE_SHARE": 1.0}  # x4: half its rows distinct
+    models = {  # name: model, data, how the sparse entries are found, settings
+        "forest": (forest, X, "listed", {}),
+        "forest, entries off the bits": (forest, complete, "bits", {}),
+        "forest, every row of some features": (forest, complete, "every row", every_row),
         "bagged trees": (lambda: RandomForestClassifier(n_estimators=4, criterion=criterion,
                                                         max_features=None, random_state=seed),
-                         X, "tuple"),
+                         X, "listed", {}),
         "weighted tree": (lambda: DecisionTreeClassifier(criterion=criterion, random_state=0),
-                          X, "tuple"),
+                          X, "listed", {}),
     }
-    for name, (make, data, entries) in models.items():
+
+    for name, (make, data, entries, settings) in models.items():
         fitted = []
-        for share in (-1.0, 1.0):  # no feature sparse, every one
+        for share in (-1.0, 1.0):  # no feature sparse, every one (or as ``settings`` say)
             monkeypatch.setattr(builder, "SPARSE_SHARE", share)
+            for setting, default in (("BITS_SPARSE_SHARE", 0.95), ("BITS_DENSE_SHARE", 0.125)):
+                monkeypatch.setattr(builder, setting, settings.get(setting, default) if share > 0 else -1.0)
             fit = {"sample_weight": weight} if name == "weighted tree" else {}
             model = make().fit(data, y, **fit)
             fitted.append([m.tree_ for m in getattr(model, "estimators_", [model])])
         assert calls, f"{name}: the sparse search was not used"
         drawn = [d for d, _ in calls]
         assert all(drawn) if name.startswith("forest") else not any(drawn)  # the draw passed on
-        assert {kind for _, kind in calls} == {entries}, name
+        found = {"bits" if isinstance(e, splitter.SparseBits) else "listed" for _, e in calls}
+        assert found == {"listed" if entries == "listed" else "bits"}, name
+        if entries != "listed":  # with every_row, x4's bit (and maybe others') in every row
+            bits = calls[0][1].bits
+            every = [((bits >> np.uint64(b)) & np.uint64(1)).all() for b in range(6)]
+            assert any(every) == (entries == "every row"), name
         calls.clear()
         for dense, sparse in zip(*fitted, strict=True):
             for field in ["feature", "threshold", "children_left", "missing_child",
