@@ -314,6 +314,7 @@ class SparseBits:
     values: np.ndarray     # (n_numeric * n_data,) the source's numeric values, flat
     column_at: np.ndarray  # (n_cols,) where each column's values start in ``values``
     order: np.ndarray      # (n_cols * n_data,) value rank · n_classes + class: the sort key
+    order_bits: int        # bits that hold any of ``order``
 
     def drawn_entries(self, crit, level, allowed):
         """Row, value and run of each entry of a drawn (node, column) pair, by run, then
@@ -339,12 +340,25 @@ class SparseBits:
         run_node, run_column = np.divmod(drawn_pairs, n_cols)
         run_of_pair = np.cumsum(allowed.ravel()) - 1  # a drawn pair's place among them
         run = gather(run_of_pair, gather(level.node, where) * n_cols + column)
+        order = gather(self.order, column * len(self.bits) + gather(level.data_rows, where))
+        # One int64 sort of (run, order, level position): the position comes back from the
+        # low bits, the run from the high ones (order_by() would add the entry's place).
+        order_bits = self.order_bits
+        where_bits = max(1, (len(level.rows) - 1).bit_length())
+        if len(run_node).bit_length() + order_bits + where_bits <= 63:
+            key = run.astype(np.int64, copy=False) << order_bits
+            key |= order
+            key <<= where_bits
+            key |= where
+            key.sort()
+            where = key & (1 << where_bits) - 1
+            group = key >> (order_bits + where_bits)
+        else:
+            by_run, group = order_by(run, order, keys=True)
+            where = gather(where, by_run)
         data_row = gather(level.data_rows, where)
-        by_run, group = order_by(run, gather(self.order, column * len(self.bits) + data_row),
-                                 keys=True)
-        column, data_row = gather(column, by_run), gather(data_row, by_run)
-        v = gather(self.values, gather(self.column_at, column) + data_row)
-        return gather(level.rows, gather(where, by_run)), v, group, run_node, run_column
+        v = gather(self.values, gather(gather(self.column_at, run_column), group) + data_row)
+        return gather(level.rows, where), v, group, run_node, run_column
 
 
 @dataclass

@@ -613,6 +613,35 @@ def test_sparse_search_grows_the_same_forest_and_weighted_tree(seed, monkeypatch
                                               err_msg=f"{name}: {field}")
 
 
+def test_entries_off_the_bits_sort_the_same_when_the_key_is_too_wide_to_pack(monkeypatch):
+    """The entries read off the bits sort by one packed int64 key; a key too wide for it
+    (huge data) sorts by :func:`order_by` instead, and the forest is the same."""
+    import dataclasses
+
+    import engine.tree._builder as builder
+    from engine.ensemble import RandomForestClassifier
+
+    X, y = mostly_one_value(1)
+    X = X.drop(columns="x6")
+
+    def fit():
+        forest = RandomForestClassifier(n_estimators=5, max_features=2, random_state=0).fit(X, y)
+        return [m.tree_ for m in forest.estimators_]
+
+    calls = []
+    order_by = splitter.order_by
+    monkeypatch.setattr(splitter, "order_by", lambda *a, **k: calls.append(1) or order_by(*a, **k))
+    packed = fit()
+    n_packed = len(calls)  # the other features' search sorts by order_by() too
+    bits = builder._search_bits
+    monkeypatch.setattr(builder, "_search_bits", lambda *a: dataclasses.replace(bits(*a), order_bits=60))
+    wide = fit()
+    assert len(calls) > 2 * n_packed, "the wide key did not fall back"
+    for a, b in zip(packed, wide, strict=True):
+        for field in ["feature", "threshold", "children_left", "missing_child", "value"]:
+            np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
+
+
 def test_stacked_rows_get_their_data_rows_entries_in_value_and_class_order():
     """A forest's stacked rows take the data's off-common entries, one copy per stacked
     row of the data row: the same entries as a stacked preparation's own, feature after
