@@ -614,12 +614,13 @@ def _class_changes_at(codes, group_end, cut) -> np.ndarray:
     class if its first and last classes agree. ``group_end`` (L - 1,) marks the last
     entry of each group but the final one (the cuts among them)."""
     end = np.flatnonzero(group_end)
-    at = np.flatnonzero(cut[end])  # each cut's place among the group ends
-    pos = end[at]
-    first = np.append(0, end + 1)[at]  # the group before the cut starts after the last end
-    last = np.append(end, len(codes) - 1)[at + 1]  # the group after it ends at the next
-    c_first, c_left, c_right, c_last = (gather(codes, i) for i in (first, pos, pos + 1, last))
-    return pos[(c_left != c_right) | (c_first != c_left) | (c_right != c_last)]
+    last, first = gather(codes, end), gather(codes, end + 1)  # of the groups beside each end
+    # A group is of one class if its first and last agree: groups after the first start
+    # at an end + 1, groups before the last stop at an end.
+    pure = np.empty(len(end) + 1, dtype=bool)
+    np.equal(np.append(codes[:1], first), np.append(last, codes[-1:]), out=pure)
+    same = (last == first) & pure[:-1] & pure[1:]
+    return end[cut[end] & ~same]
 
 
 def _leaf_limits(cut, starts, n_present, n_missing, min_leaf) -> np.ndarray:
