@@ -404,8 +404,7 @@ def _search_bits(prep: PreparedFeatures, crit, sparse: np.ndarray, every_row: np
     wide = n_data * crit.n_classes >= 2**31
     order = source.rank[searched] * (np.int64 if wide else np.int32)(crit.n_classes)
     order += data_codes
-    return SparseBits(bits, np.arange(len(searched), dtype=np.uint64),
-                      source.numeric_values.ravel(), searched * n_data, order.ravel(),
+    return SparseBits(bits, source.numeric_values.ravel(), searched * n_data, order.ravel(),
                       int(order.max(initial=0)).bit_length())
 
 

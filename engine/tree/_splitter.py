@@ -212,10 +212,8 @@ def sparse_numeric_candidates(crit, level, mode, entries, allowed=None) -> Candi
         kept = np.flatnonzero(gather(drawn.ravel(), pair))
         # A run for each drawn pair only: a node draws a few of the columns, so the per-run
         # sums below cover those, not every (node, column) pair.
-        drawn_pairs = np.flatnonzero(allowed)
-        n_runs = len(drawn_pairs)
-        run_node, run_column = np.divmod(drawn_pairs, n_cols)
-        run_of_pair = np.cumsum(allowed.ravel()) - 1  # a drawn pair's place among them
+        run_node, run_column, run_of_pair = drawn_runs(allowed)
+        n_runs = len(run_node)
         by_run, group = order_by(gather(run_of_pair, gather(pair, kept)), keys=True)
         # the kept entries first (in order: a streaming read), then their few in run order
         row, v = gather(gather(e_row, kept), by_run), gather(gather(e_v, kept), by_run)
@@ -298,19 +296,26 @@ def sparse_numeric_candidates(crit, level, mode, entries, allowed=None) -> Candi
     return keep_valid(cands)
 
 
+def drawn_runs(allowed: np.ndarray):
+    """The runs of a draw ``allowed`` (m, n_cols), one per drawn (node, column) pair in
+    (node, column) order: each run's node and column, and per pair (flat) its run (a
+    drawn pair's place among them)."""
+    run_node, run_column = np.divmod(np.flatnonzero(allowed), allowed.shape[1])
+    return run_node, run_column, np.cumsum(allowed.ravel()) - 1
+
+
 @dataclass
 class SparseBits:
     """A forest's sparse entries read off the rows' bits instead of listed in advance.
 
-    Bit ``bit[c]`` of ``bits[d]`` (:attr:`._binning.PreparedFeatures.off_common`) is set
-    where data row ``d`` holds something other than column ``c``'s common value: the
-    rows a sparse search reads. A level's entries of the (node, column) pairs drawn are
+    Bit ``c`` of ``bits[d]`` is set where data row ``d`` holds something other than
+    column ``c``'s common value (from :attr:`._binning.PreparedFeatures.off_common`), or
+    for every row of a column searched whole: the rows a sparse search reads. A level's entries of the (node, column) pairs drawn are
     then each row's bits AND its node's drawn columns' bits, one set bit an entry, with
     no list of every entry to sift (a spambase node draws 6 of the 50 sparse columns).
     """
 
-    bits: np.ndarray       # (n_data,) uint64
-    bit: np.ndarray        # (n_cols,) uint64: the bit of each column
+    bits: np.ndarray       # (n_data,) uint64, bit c for column c
     values: np.ndarray     # (n_numeric * n_data,) the source's numeric values, flat
     column_at: np.ndarray  # (n_cols,) where each column's values start in ``values``
     order: np.ndarray      # (n_cols * n_data,) value rank · n_classes + class: the sort key
@@ -320,25 +325,22 @@ class SparseBits:
         """Row, value and run of each entry of a drawn (node, column) pair, by run, then
         value, then class (missing values last); the runs' node and column."""
         m, n_cols = allowed.shape
-        column_of_bit = np.full(64, -1, dtype=np.intp)
-        column_of_bit[self.bit.astype(np.intp)] = np.arange(n_cols)
-        drawn_bits = (allowed.astype(np.uint64) << self.bit).sum(axis=1, dtype=np.uint64)
+        drawn_bits = (allowed.astype(np.uint64) << np.arange(n_cols, dtype=np.uint64)).sum(
+            axis=1, dtype=np.uint64)
         x = gather(self.bits, level.data_rows) & gather(drawn_bits, level.node)
         at = np.flatnonzero(x != 0)  # a bool nonzero: 5x faster than one of uint64
         x = x[at]
-        where, bit = [], []
+        where, column = [], []
         while len(at):  # the lowest set bit of each row at a time
             low = x & (~x + np.uint64(1))
             where.append(at)
-            bit.append(np.frexp(low.astype(np.float64))[1] - 1)  # a power of two: exact
+            column.append(np.frexp(low.astype(np.float64))[1] - 1)  # a power of two: exact
             x ^= low
             more = np.flatnonzero(x != 0)
             at, x = at[more], x[more]
         where = np.concatenate(where) if where else np.zeros(0, dtype=np.intp)
-        column = gather(column_of_bit, np.concatenate(bit) if bit else where)
-        drawn_pairs = np.flatnonzero(allowed)
-        run_node, run_column = np.divmod(drawn_pairs, n_cols)
-        run_of_pair = np.cumsum(allowed.ravel()) - 1  # a drawn pair's place among them
+        column = np.concatenate(column).astype(np.intp) if column else where  # frexp: int32
+        run_node, run_column, run_of_pair = drawn_runs(allowed)
         run = gather(run_of_pair, gather(level.node, where) * n_cols + column)
         order = gather(self.order, column * len(self.bits) + gather(level.data_rows, where))
         # One int64 sort of (run, order, level position): the position comes back from the
