@@ -399,13 +399,26 @@ def _search_bits(prep: PreparedFeatures, crit, sparse: np.ndarray, every_row: np
         b = bit_of[source.numeric[j]]
         bits |= (one if j in every_row else off >> np.uint64(b) & one) << np.uint64(i)
     # A data row's class is that of its stacked rows (any for rows in no tree).
-    data_codes = np.zeros(n_data, dtype=crit.codes.dtype)
+    data_codes = np.zeros(n_data, dtype=np.int64)
     data_codes[prep.in_source(np.arange(len(crit.row_weight)))] = crit.codes
-    wide = n_data * crit.n_classes >= 2**31
-    order = source.rank[searched] * (np.int64 if wide else np.int32)(crit.n_classes)
-    order += data_codes
-    return SparseBits(bits, source.numeric_values.ravel(), searched * n_data, order.ravel(),
-                      int(order.max(initial=0)).bit_length())
+    # Each value's rank, every missing value one rank above them all, with the class.
+    rank = source.rank[searched].astype(np.int64)
+    values = source.numeric_values[searched]
+    missing = np.isnan(values)
+    missing_rank = int(np.where(missing, -1, rank).max(initial=-1)) + 1
+    rank[missing] = missing_rank
+    class_bits = max(1, (crit.n_classes - 1).bit_length())
+    rank_bits = max(1, missing_rank.bit_length())
+    order = rank << class_bits | data_codes
+    by_rank = np.full(values.shape, np.nan)  # each column's values at their ranks
+    at = np.arange(len(searched))[:, None] * n_data + rank
+    by_rank.ravel()[at[~missing]] = values[~missing]
+    # (a column with no value, searched whole, has no common value: no rank is below it)
+    mode_rank = np.where(values == source.mode[0][searched, None], rank, n_data).min(axis=1)
+    mode_rank[mode_rank == n_data] = 0
+    narrow = next(t for t in (np.int16, np.int32, np.int64) if rank_bits + class_bits < np.iinfo(t).bits)
+    return SparseBits(bits, order.astype(narrow).ravel(), class_bits, rank_bits, missing_rank,
+                      mode_rank, by_rank.ravel())
 
 
 class _Orders(_SparseEntries):

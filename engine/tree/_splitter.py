@@ -182,52 +182,18 @@ def sparse_numeric_candidates(crit, level, mode, entries, allowed=None) -> Candi
     (a spambase node draws 7 of its 57 columns, about 6 of the 50 sparse ones, so the
     per-run sums cover an eighth of the pairs). Returned ``feature`` indexes the columns.
     """
-    m, n_cols = level.n_nodes, len(mode)
     n_stats = crit.stats.shape[1]
-    if isinstance(entries, SparseBits):  # the drawn pairs' entries listed from the rows' bits
-        row, v, group, run_node, run_column = entries.drawn_entries(crit, level, allowed)
-        n_runs = len(run_node)
-    elif allowed is None:  # a run for every (column, node) pair
-        e_row, e_col, e_v = entries
-        n_runs = n_cols * m
-        run_column, run_node = np.divmod(np.arange(n_runs), m)
-        node_of_row = np.full(len(crit.codes), n_runs)  # rows that left: sorted last, cut off
-        node_of_row[level.rows] = level.node
-        # Runs (column, node), each still in value order; `group` the run of each entry.
-        by_run, group = order_by(e_col * m + gather(node_of_row, e_row), keys=True)
-        live = int(np.searchsorted(group, n_runs))
-        if live < len(group):
-            by_run, group = by_run[:live], group[:live]
-        row, v = gather(e_row, by_run), gather(e_v, by_run)
-    else:  # only the drawn pairs' entries: a lookup per entry, then a sort of the few kept
-        e_row, e_col, e_v = entries
-        # Each entry's (node, column) pair as its place in ``drawn``, from a per-row table
-        # of node · n_cols: one gather and one add an entry.
-        pair_of_row = np.full(len(crit.codes), m * n_cols)  # rows that left: a node that drew nothing
-        pair_of_row[level.rows] = level.node * n_cols
-        pair = gather(pair_of_row, e_row)
-        pair += e_col
-        drawn = np.zeros((m + 1, n_cols), dtype=bool)
-        drawn[:m] = allowed
-        kept = np.flatnonzero(gather(drawn.ravel(), pair))
-        # A run for each drawn pair only: a node draws a few of the columns, so the per-run
-        # sums below cover those, not every (node, column) pair.
-        run_node, run_column, run_of_pair = drawn_runs(allowed)
-        n_runs = len(run_node)
-        by_run, group = order_by(gather(run_of_pair, gather(pair, kept)), keys=True)
-        # the kept entries first (in order: a streaming read), then their few in run order
-        row, v = gather(gather(e_row, kept), by_run), gather(gather(e_v, kept), by_run)
-    codes = gather(crit.codes, row)
-    count = np.bincount(group, minlength=n_runs)
-    start = np.cumsum(count) - count
-    missing_v = np.isnan(v)
-    any_missing = bool(missing_v.any())
-    n_present = count - np.bincount(group[missing_v], minlength=n_runs) if any_missing else count
+    if isinstance(entries, SparseBits):  # the drawn pairs' entries read off the rows' bits
+        runs = entries.drawn_runs(crit, level, allowed)
+    else:
+        runs = _listed_runs(crit, level, mode, entries, allowed)
+    codes, cums, weight, start, count = runs.codes, runs.cums, runs.weight, runs.start, runs.count
+    n_present, below, run_node, run_column = runs.n_present, runs.below, runs.run_node, runs.run_column
+    n_runs = len(run_node)
+    any_missing = bool((n_present < count).any())
     mode_of_run = gather(mode, run_column)
-    below = np.bincount(group[v < gather(mode_of_run, group)], minlength=n_runs)  # NaN: not below
-    # Class counts along the runs (the last class is the rest of the weight), and the
-    # common value's group in each run: the node's totals minus the entries'.
-    cums, weight = _running_sums(crit, row, codes)
+    # Class counts along the runs (the last class is the rest of the weight, ``cums``),
+    # and the common value's group in each run: the node's totals minus the entries'.
     node_totals = np.take(level.totals, run_node, axis=0)
     common = node_totals.copy()
     for q, cum in enumerate(cums):
@@ -238,18 +204,16 @@ def sparse_numeric_candidates(crit, level, mode, entries, allowed=None) -> Candi
     common[:, -2] = common_weight - common[:, :-2].sum(axis=1)
     has_common = common[:, -1] > 0
 
-    same_run = group[:-1] == group[1:]
-    new_value = v[1:] != v[:-1]
-    cut = same_run & ~missing_v[1:] & new_value
+    cut = runs.cut
     # The cut between the last entry below the common value and the first above it is
     # really two: one on each side of the common value's group (made below).
     split_by_common = np.flatnonzero(has_common & (below >= 1) & (below < n_present))
     cut[start[split_by_common] + below[split_by_common] - 1] = False
     if BOUNDARY_POINTS_ONLY and crit.concave and np.count_nonzero(cut) > FILTER_SHARE * cut.size:
-        pos = _class_changes_at(codes, ~same_run | new_value, cut)
+        pos = _class_changes_at(codes, runs.group_end, cut)
     else:
         pos = np.flatnonzero(cut)
-    g_real = group[pos]
+    g_real = runs.run_at(pos)
     n_left_real = pos - start[g_real] + 1
     # Cuts with the common value's group on the right (lo an entry, hi the common value)
     # and on the left (lo the common value, hi an entry).
@@ -259,10 +223,11 @@ def sparse_numeric_candidates(crit, level, mode, entries, allowed=None) -> Candi
     n_left = np.concatenate([n_left_real, below[g_right], below[g_left]])
     with_common = np.concatenate([n_left_real > below[g_real],  # the cut lies above it
                                   np.zeros(len(g_right), bool), np.ones(len(g_left), bool)])
-    lo = np.concatenate([gather(v, pos), gather(v, start[g_right] + below[g_right] - 1),
+    value_at = runs.value_at
+    lo = np.concatenate([value_at(pos), value_at(start[g_right] + below[g_right] - 1),
                          mode_of_run[g_left]])
-    hi = np.concatenate([gather(v, pos + 1), mode_of_run[g_right],
-                         gather(v, start[g_left] + below[g_left])])
+    hi = np.concatenate([value_at(pos + 1), mode_of_run[g_right],
+                         value_at(start[g_left] + below[g_left])])
     rank = n_left - 1 + with_common  # a cut's place among the run's values with the group
 
     left = np.empty((len(group_c), n_stats))
@@ -296,6 +261,77 @@ def sparse_numeric_candidates(crit, level, mode, entries, allowed=None) -> Candi
     return keep_valid(cands)
 
 
+@dataclass
+class _SparseRuns:
+    """A sparse search's entries in runs, one run per searched (node, column) pair, each
+    in value order (equal values by class, missing values last), with what the search
+    reads of them."""
+
+    codes: np.ndarray       # (E,) each entry's class
+    cums: list              # (E + 1,) running class sums, as :func:`_running_sums`
+    weight: np.ndarray | None  # (E + 1,) running weight, as :func:`_running_sums`
+    start: np.ndarray       # (R,) each run's first entry
+    count: np.ndarray       # (R,) its entries
+    n_present: np.ndarray   # (R,) those with a value
+    below: np.ndarray       # (R,) those whose value is below the column's common one
+    group_end: np.ndarray   # (E - 1,) whether entry i ends a group of equal values
+    cut: np.ndarray         # (E - 1,) ... and the next is another value of the same run
+    run_node: np.ndarray    # (R,)
+    run_column: np.ndarray  # (R,)
+    run_at: object          # positions -> their runs
+    value_at: object        # positions -> their values
+
+
+def _listed_runs(crit, level, mode, entries, allowed) -> _SparseRuns:
+    """The runs of listed entries (row, column, value), column after column in value order;
+    entries of rows no longer in ``level.rows`` are skipped. A run for every (column,
+    node) pair, or with ``allowed`` for the drawn ones only."""
+    e_row, e_col, e_v = entries
+    m, n_cols = level.n_nodes, len(mode)
+    if allowed is None:  # a run for every (column, node) pair
+        n_runs = n_cols * m
+        run_column, run_node = np.divmod(np.arange(n_runs), m)
+        node_of_row = np.full(len(crit.codes), n_runs)  # rows that left: sorted last, cut off
+        node_of_row[level.rows] = level.node
+        # Runs (column, node), each still in value order; `group` the run of each entry.
+        by_run, group = order_by(e_col * m + gather(node_of_row, e_row), keys=True)
+        live = int(np.searchsorted(group, n_runs))
+        if live < len(group):
+            by_run, group = by_run[:live], group[:live]
+        row, v = gather(e_row, by_run), gather(e_v, by_run)
+    else:  # only the drawn pairs' entries: a lookup per entry, then a sort of the few kept
+        # Each entry's (node, column) pair as its place in ``drawn``, from a per-row table
+        # of node · n_cols: one gather and one add an entry.
+        pair_of_row = np.full(len(crit.codes), m * n_cols)  # rows that left: a node that drew nothing
+        pair_of_row[level.rows] = level.node * n_cols
+        pair = gather(pair_of_row, e_row)
+        pair += e_col
+        drawn = np.zeros((m + 1, n_cols), dtype=bool)
+        drawn[:m] = allowed
+        kept = np.flatnonzero(gather(drawn.ravel(), pair))
+        # A run for each drawn pair only: a node draws a few of the columns, so the per-run
+        # sums below cover those, not every (node, column) pair.
+        run_node, run_column, run_of_pair = drawn_runs(allowed)
+        n_runs = len(run_node)
+        by_run, group = order_by(gather(run_of_pair, gather(pair, kept)), keys=True)
+        # the kept entries first (in order: a streaming read), then their few in run order
+        row, v = gather(gather(e_row, kept), by_run), gather(gather(e_v, kept), by_run)
+    codes = gather(crit.codes, row)
+    cums, weight = _running_sums(crit, row, codes)
+    count = np.bincount(group, minlength=n_runs)
+    start = np.cumsum(count) - count
+    missing_v = np.isnan(v)
+    n_present = count - np.bincount(group[missing_v], minlength=n_runs)
+    below = np.bincount(group[v < gather(gather(mode, run_column), group)],  # NaN: not below
+                        minlength=n_runs)
+    same_run = group[:-1] == group[1:]
+    new_value = v[1:] != v[:-1]
+    return _SparseRuns(codes, cums, weight, start, count, n_present, below,
+                       ~same_run | new_value, same_run & ~missing_v[1:] & new_value,
+                       run_node, run_column, lambda pos: gather(group, pos),
+                       lambda pos: gather(v, pos))
+
+
 def drawn_runs(allowed: np.ndarray):
     """The runs of a draw ``allowed`` (m, n_cols), one per drawn (node, column) pair in
     (node, column) order: each run's node and column, and per pair (flat) its run (a
@@ -304,26 +340,40 @@ def drawn_runs(allowed: np.ndarray):
     return run_node, run_column, np.cumsum(allowed.ravel()) - 1
 
 
+#: The widest key :meth:`SparseBits.drawn_runs` packs into an integer to sort (wider
+#: ones, on huge data with huge whole-number weights, are sorted by :func:`order_by`).
+PACKED_KEY_BITS = 63
+
+
 @dataclass
 class SparseBits:
     """A forest's sparse entries read off the rows' bits instead of listed in advance.
 
     Bit ``c`` of ``bits[d]`` is set where data row ``d`` holds something other than
     column ``c``'s common value (from :attr:`._binning.PreparedFeatures.off_common`), or
-    for every row of a column searched whole: the rows a sparse search reads. A level's entries of the (node, column) pairs drawn are
-    then each row's bits AND its node's drawn columns' bits, one set bit an entry, with
-    no list of every entry to sift (a spambase node draws 6 of the 50 sparse columns).
+    for every row of a column searched whole: the rows a sparse search reads. A level's
+    entries of the (node, column) pairs drawn are then each row's bits AND its node's
+    drawn columns' bits, one set bit an entry, with no list of every entry to sift (a
+    spambase node draws 6 of the 50 sparse columns).
+
+    An entry sorts by its value's rank and its class, both held in ``order``: the search
+    reads them from the sorted key and looks a value up (``by_rank``) only at the cuts.
     """
 
     bits: np.ndarray       # (n_data,) uint64, bit c for column c
-    values: np.ndarray     # (n_numeric * n_data,) the source's numeric values, flat
-    column_at: np.ndarray  # (n_cols,) where each column's values start in ``values``
-    order: np.ndarray      # (n_cols * n_data,) value rank · n_classes + class: the sort key
-    order_bits: int        # bits that hold any of ``order``
+    order: np.ndarray      # (n_cols * n_data,) rank << class_bits | class: the sort key
+    class_bits: int        # low bits of ``order`` that hold the class
+    rank_bits: int         # the bits above them, that hold the rank
+    missing_rank: int      # the rank of every missing value, above every value's
+    mode_rank: np.ndarray  # (n_cols,) the rank of each column's common value
+    by_rank: np.ndarray    # (n_cols * n_data,) each column's values by rank
 
-    def drawn_entries(self, crit, level, allowed):
-        """Row, value and run of each entry of a drawn (node, column) pair, by run, then
-        value, then class (missing values last); the runs' node and column."""
+    @property
+    def n_data(self) -> int:
+        return len(self.bits)
+
+    def drawn_runs(self, crit, level, allowed) -> _SparseRuns:
+        """The entries of the (node, column) pairs drawn (``allowed``), one run each."""
         m, n_cols = allowed.shape
         drawn_bits = (allowed.astype(np.uint64) << np.arange(n_cols, dtype=np.uint64)).sum(
             axis=1, dtype=np.uint64)
@@ -340,27 +390,61 @@ class SparseBits:
             at, x = at[more], x[more]
         where = np.concatenate(where) if where else np.zeros(0, dtype=np.intp)
         column = np.concatenate(column).astype(np.intp) if column else where  # frexp: int32
+        # (``where`` ascends within each bit's round: these gathers stream)
         run_node, run_column, run_of_pair = drawn_runs(allowed)
         run = gather(run_of_pair, gather(level.node, where) * n_cols + column)
-        order = gather(self.order, column * len(self.bits) + gather(level.data_rows, where))
-        # One int64 sort of (run, order, level position): the position comes back from the
-        # low bits, the run from the high ones (order_by() would add the entry's place).
-        order_bits = self.order_bits
-        where_bits = max(1, (len(level.rows) - 1).bit_length())
-        if len(run_node).bit_length() + order_bits + where_bits <= 63:
-            key = run.astype(np.int64, copy=False) << order_bits
+        order = gather(self.order, column * self.n_data + gather(level.data_rows, where))
+        w = None if crit.unit_weight else gather(crit.int_weight, gather(level.rows, where))
+        # One sort of the packed key (run, rank, class, weight): entries with equal keys
+        # are alike, so the sort need not be stable, and everything the search reads of an
+        # entry comes back from the key's bits.
+        class_bits, rank_bits = self.class_bits, self.rank_bits
+        weight_bits = 0 if w is None else int(w.max(initial=0)).bit_length()
+        key_bits = len(run_node).bit_length() + rank_bits + class_bits + weight_bits
+        if key_bits <= PACKED_KEY_BITS:  # an int32 key where it fits: sorted twice as fast
+            key = run.astype(np.int32 if key_bits <= 31 else np.int64) << rank_bits + class_bits
             key |= order
-            key <<= where_bits
-            key |= where
+            if w is not None:
+                key <<= weight_bits
+                key |= w
             key.sort()
-            where = key & (1 << where_bits) - 1
-            group = key >> (order_bits + where_bits)
+            if w is not None:
+                w = key & (1 << weight_bits) - 1
+                key >>= weight_bits
+            codes = key & (1 << class_bits) - 1
+            run_rank = key >> class_bits  # run << rank_bits | rank
         else:
-            by_run, group = order_by(run, order, keys=True)
-            where = gather(where, by_run)
-        data_row = gather(level.data_rows, where)
-        v = gather(self.values, gather(gather(self.column_at, run_column), group) + data_row)
-        return gather(level.rows, where), v, group, run_node, run_column
+            by_run, run = order_by(run, order.astype(np.int64), keys=True)
+            order = gather(order, by_run)
+            w = None if w is None else gather(w, by_run)
+            codes = order & (1 << class_bits) - 1
+            run_rank = run << rank_bits | order >> class_bits
+        cums, weight = _class_sums(codes, w, crit.n_classes)
+        # The runs' bounds from the sorted (run, rank): where each run starts, where its
+        # missing values start, and where its common value would stand.
+        first = np.arange(len(run_node), dtype=run_rank.dtype) << rank_bits
+        start = np.searchsorted(run_rank, first)
+        count = np.empty_like(start)
+        count[:-1] = start[1:] - start[:-1]
+        count[-1:] = len(run_rank) - start[-1:]
+        n_present = np.searchsorted(run_rank, first | self.missing_rank) - start
+        below = np.searchsorted(run_rank, first | gather(self.mode_rank, run_column)) - start
+        group_end = run_rank[1:] != run_rank[:-1]
+        cut = group_end.copy()
+        cut[start[start > 0] - 1] = False  # no cut across two runs
+        cut[(start + n_present - 1)[(n_present > 0) & (n_present < count)]] = False  # nor to missing
+        rank_mask = (1 << rank_bits) - 1
+        by_rank, n_data = self.by_rank, self.n_data
+
+        def run_at(pos):
+            return gather(run_rank, pos) >> rank_bits
+
+        def value_at(pos):
+            at = gather(run_rank, pos)
+            return gather(by_rank, gather(run_column, at >> rank_bits) * n_data + (at & rank_mask))
+
+        return _SparseRuns(codes, cums, weight, start, count, n_present, below, group_end, cut,
+                           run_node, run_column, run_at, value_at)
 
 
 @dataclass
@@ -522,11 +606,18 @@ def _running_sums(crit, rows, codes) -> tuple[list[np.ndarray], np.ndarray | Non
     total is the row count itself with unit weights, so then no weight is returned).
     """
     if getattr(crit, "unit_weight", False):
-        return [cumsum0(codes == q) for q in range(crit.n_classes - 1)], None
+        return _class_sums(codes, None, crit.n_classes)
     if getattr(crit, "int_weight", None) is None:
         return [cumsum0(gather(column, rows)) for column in crit.stats_t], None
-    w = gather(crit.int_weight, rows)
-    return [cumsum0(w * (codes == q)) for q in range(crit.n_classes - 1)], cumsum0(w)
+    return _class_sums(codes, gather(crit.int_weight, rows), crit.n_classes)
+
+
+def _class_sums(codes, w, n_classes) -> tuple[list[np.ndarray], np.ndarray | None]:
+    """:func:`_running_sums` of whole-number weights ``w`` (None: 1 each) and classes
+    ``codes`` along the runs."""
+    if w is None:
+        return [cumsum0(codes == q) for q in range(n_classes - 1)], None
+    return [cumsum0(w * (codes == q)) for q in range(n_classes - 1)], cumsum0(w)
 
 
 def gather(values: np.ndarray, at: np.ndarray) -> np.ndarray:

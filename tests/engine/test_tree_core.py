@@ -614,11 +614,9 @@ def test_sparse_search_grows_the_same_forest_and_weighted_tree(seed, monkeypatch
 
 
 def test_entries_off_the_bits_sort_the_same_when_the_key_is_too_wide_to_pack(monkeypatch):
-    """The entries read off the bits sort by one packed int64 key; a key too wide for it
-    (huge data) sorts by :func:`order_by` instead, and the forest is the same."""
-    import dataclasses
-
-    import engine.tree._builder as builder
+    """The entries read off the bits sort by one packed integer key; a key too wide for it
+    (huge data, huge weights) sorts by :func:`order_by` instead, and the forest is the
+    same."""
     from engine.ensemble import RandomForestClassifier
 
     X, y = mostly_one_value(1)
@@ -633,8 +631,7 @@ def test_entries_off_the_bits_sort_the_same_when_the_key_is_too_wide_to_pack(mon
     monkeypatch.setattr(splitter, "order_by", lambda *a, **k: calls.append(1) or order_by(*a, **k))
     packed = fit()
     n_packed = len(calls)  # the other features' search sorts by order_by() too
-    bits = builder._search_bits
-    monkeypatch.setattr(builder, "_search_bits", lambda *a: dataclasses.replace(bits(*a), order_bits=60))
+    monkeypatch.setattr(splitter, "PACKED_KEY_BITS", 0)
     wide = fit()
     assert len(calls) > 2 * n_packed, "the wide key did not fall back"
     for a, b in zip(packed, wide, strict=True):
