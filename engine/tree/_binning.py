@@ -341,7 +341,7 @@ def histogram_candidates(crit, level, prep, coded, min_leaf, allowed=None) -> Ca
     node, f_pos = runs.node[run], runs.feature[run]
     left = rows_of(cum, cut) - rows_of(before, run)
     has_nan = bool((nan[:, -1] > 0).any())
-    gain, score, missing = score_binary(
+    gain, score, missing, first = score_binary(
         crit, level, node, left, rows_of(present_tot, run) - left,
         rows_of(nan, run) if has_nan else None, min_leaf,
     )
@@ -350,7 +350,7 @@ def histogram_candidates(crit, level, prep, coded, min_leaf, allowed=None) -> Ca
     threshold = lo / 2.0 + hi / 2.0
     threshold = np.where(threshold >= hi, lo, threshold)
     feature = prep.coded[coded][f_pos]
-    cands = Candidates(node, feature, score, gain, slot_bin[cut], threshold, missing)
+    cands = Candidates(node, feature, score, gain, slot_bin[cut], threshold, missing, first)
     if has_nan:
         shape = (len(coded), m, n_stats)
         full_present, full_nan = np.zeros(shape), np.zeros(shape)

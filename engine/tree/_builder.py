@@ -143,12 +143,13 @@ def build_trees(prep: PreparedFeatures, crit, params: GrowParams, tree_of_row) -
         order = _Orders(prep, crit, sparse)
     # A node's weight as measured (summed by class) is the sum of its rows' weights, bit
     # for bit, where the weights are whole numbers or summed alone (regression).
-    weights_exact = not hasattr(crit, "codes") or (getattr(crit, "unit_weight", False)
-                                                   or getattr(crit, "int_weight", None) is not None)
+    whole = getattr(crit, "unit_weight", False) or getattr(crit, "int_weight", None) is not None
+    weights_exact = not hasattr(crit, "codes") or whole
     parent, previous, tree_of_node = np.full(n_trees, -1), None, np.arange(n_trees)
     records: list[_LevelRecord] = []
+    children = None  # the next level's statistics, when the splits gave them
     while len(parent):
-        record, totals = _measure_level(crit, rows, node, parent, previous, prep)
+        record, totals = _measure_level(crit, rows, node, parent, previous, prep, children)
         if previous is not None:  # the children's weights are now measured
             _fill_default_children(previous, record.weight if weights_exact else
                                    np.bincount(node, weights=gather(crit.row_weight, rows),
@@ -157,8 +158,9 @@ def build_trees(prep: PreparedFeatures, crit, params: GrowParams, tree_of_row) -
         open_ = _splittable(record, len(records) - 1, params)
         if not open_.any():
             break
-        grow = _LevelGrowth(params, rngs, tree_of_node, tree_weight[tree_of_node], draws)
-        rows, node, order, used = _split_level(
+        grow = _LevelGrowth(params, rngs, tree_of_node, tree_weight[tree_of_node], draws,
+                            hasattr(crit, "codes") and whole)
+        rows, node, order, used, children = _split_level(
             prep, crit, record, totals, open_, rows, node, order, used, grow
         )
         parent = np.repeat(np.arange(len(record.value)), record.n_children)
@@ -180,6 +182,10 @@ class _LevelGrowth:
     tree_of_node: np.ndarray   # (m,) tree of each node of the level
     tree_weight: np.ndarray    # (m,) total weight of that tree's rows
     draws: bool                # a forest's random feature draw
+    # Class counts of whole-number weights: a binary split's children's statistics, its
+    # first child's and the rest of its node's, are what measuring them would give, to
+    # the bit (sums of whole numbers, exact in any order).
+    children_from_splits: bool
 
     def priority(self, open_ids: np.ndarray, n_features: int) -> np.ndarray:
         """(len(open_ids), n_features) uniform priorities, each tree's rows from its own
@@ -191,9 +197,14 @@ class _LevelGrowth:
                                for b, c in enumerate(per_tree) if c])
 
 
-def _measure_level(crit, rows, node, parent, previous, prep):
+def _measure_level(crit, rows, node, parent, previous, prep, totals=None):
+    """The level's record and statistics, measured from its rows unless ``totals`` (the
+    splits above gave them)."""
     m = len(parent)
-    totals, value, impurity = crit.measure(rows, node, m)
+    if totals is None:
+        totals, value, impurity = crit.measure(rows, node, m)
+    else:
+        value, impurity = crit.of_totals(totals)
     impurity = impurity + 0.0  # no "-0.0" in displays
     n_rows = np.rint(totals[:, -1]).astype(np.intp)
     if previous is not None:  # empty multiway branches predict like their parent
@@ -509,7 +520,14 @@ def _split_level(prep, crit, record, totals, open_, rows, node, order, used, gro
     for i in multi:  # ID3: the attribute is used up below a multiway split
         next_used[record.first_child[i]:record.first_child[i] + record.n_children[i],
                   record.feature[i]] = True
-    return rows[moving], child[moving], order, next_used
+    children = None
+    if grow.children_from_splits and not len(multi):  # every split binary: two children each
+        children = np.empty((2 * len(split), level.totals.shape[1]))
+        if len(split):
+            first = np.take(cands.first, chosen[split], axis=0)
+            children[0::2] = first
+            children[1::2] = np.take(level.totals, split, axis=0) - first
+    return rows[moving], child[moving], order, next_used, children
 
 
 def _min_gain(crit, impurity: np.ndarray) -> np.ndarray:

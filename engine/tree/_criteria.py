@@ -177,7 +177,11 @@ class ClassificationCriterion:
         weights = None if self.unit_weight else self.row_weight[rows]  # counts: the same sums
         totals[:, :-1] = np.bincount(key, weights=weights, minlength=n_nodes * k).reshape(n_nodes, k)
         totals[:, -1] = np.bincount(node, minlength=n_nodes)
-        return totals, totals[:, :-1].copy(), self.impurity_of(totals[:, :-1])
+        return (totals, *self.of_totals(totals))
+
+    def of_totals(self, totals: np.ndarray):
+        """Value (m, n_classes) and impurity (m,) of nodes with statistics ``totals``."""
+        return totals[:, :-1].copy(), self.impurity_of(totals[:, :-1])
 
     def _cost(self, stats: np.ndarray) -> np.ndarray:
         """Weighted impurity n·I(t) straight from counts (fast on many candidates)."""

@@ -45,13 +45,16 @@ class Candidates:
     rank: np.ndarray       # tie order inside a feature: lower threshold / shorter prefix first
     threshold: np.ndarray  # numeric threshold; NaN for categorical
     missing: np.ndarray    # child offset the node's missing rows go to; -1 if it had none
+    first: np.ndarray      # (n, n_stats) the statistics of the first child (offset 0) of a
+                           # binary split, missing rows in it if they go there; NaN otherwise
 
     @staticmethod
     def concat(parts: list[Candidates]) -> Candidates:
         names = Candidates.__dataclass_fields__
         if not parts:  # no feature could be scored at this level
             empty = np.zeros(0, dtype=np.intp)
-            return Candidates(empty, empty, np.zeros(0), np.zeros(0), empty, np.zeros(0), empty)
+            return Candidates(empty, empty, np.zeros(0), np.zeros(0), empty, np.zeros(0), empty,
+                              np.zeros((0, 0)))
         return Candidates(**{k: np.concatenate([getattr(p, k) for p in parts]) for k in names})
 
 
@@ -87,18 +90,23 @@ def _score(crit, left, right, parent, parent_imp, min_leaf, min_gain):
 
 
 def score_binary(crit, level, node, left, right, nan, min_leaf):
-    """Try the node's missing rows on each side; keep the better (ties: right)."""
+    """Try the node's missing rows on each side; keep the better (ties: right).
+
+    Returns gain, score, the missing rows' side (see :class:`Candidates`) and the
+    statistics of the left child with them if they go there."""
     parent = np.take(level.totals, node, axis=0)  # rows of a 2-D array: faster than []
     imp, min_gain = level.impurity[node], level.min_gain[node]
     if nan is None:
         gain, score = _score(crit, left, right, parent, imp, min_leaf, min_gain)
-        return gain, score, np.full(len(node), -1, dtype=np.intp)
+        return gain, score, np.full(len(node), -1, dtype=np.intp), left
     gain_r, score_r = _score(crit, left, right + nan, parent, imp, min_leaf, min_gain)
     has_nan = nan[:, -1] > 0
-    gain_l, score_l = _score(crit, left + nan, right, parent, imp, min_leaf, min_gain)
+    with_nan = left + nan
+    gain_l, score_l = _score(crit, with_nan, right, parent, imp, min_leaf, min_gain)
     go_left = has_nan & (score_l > score_r)
     missing = np.where(has_nan, np.where(go_left, 0, 1), -1)
-    return np.where(go_left, gain_l, gain_r), np.where(go_left, score_l, score_r), missing
+    first = np.where(go_left[:, None], with_nan, left)
+    return np.where(go_left, gain_l, gain_r), np.where(go_left, score_l, score_r), missing, first
 
 
 #: Rank of the 'missing vs present' candidate: after every threshold of its feature.
@@ -251,10 +259,11 @@ def sparse_numeric_candidates(crit, level, mode, entries, allowed=None) -> Candi
     right = np.take(present_tot, group_c, axis=0) - left
     nan = np.take(nan_tot, group_c, axis=0) if any_missing else None
     node = gather(run_node, group_c)
-    gain, score, missing = score_binary(crit, level, node, left, right, nan, 1)
+    gain, score, missing, first = score_binary(crit, level, node, left, right, nan, 1)
     threshold = lo / 2.0 + hi / 2.0
     threshold = np.where(threshold >= hi, lo, threshold)  # rounding must not swallow hi
-    cands = Candidates(node, gather(run_column, group_c), score, gain, rank, threshold, missing)
+    cands = Candidates(node, gather(run_column, group_c), score, gain, rank, threshold, missing,
+                       first)
     if any_missing:
         extra = missing_only_candidates(crit, level, present_tot, nan_tot, 1, (run_node, run_column))
         cands = Candidates.concat([cands, extra])
@@ -585,11 +594,12 @@ def _numeric_chunk(crit, level, n_f, runs: _Runs, min_leaf) -> Candidates:
     nan_tot = np.tile(level.totals, (n_f, 1)) - present_tot
     right = np.take(present_tot, group, axis=0) - left  # take: rows 4x faster than [group]
     nan = np.take(nan_tot, group, axis=0) if any_missing else None
-    gain, score, missing = score_binary(crit, level, node, left, right, nan, min_leaf)
+    gain, score, missing, first = score_binary(crit, level, node, left, right, nan, min_leaf)
     lo, hi = gather(v, pos), gather(v, pos + 1)
     threshold = lo / 2.0 + hi / 2.0
     threshold = np.where(threshold >= hi, lo, threshold)  # rounding must not swallow hi
-    cands = Candidates(node, f_idx, score, gain, pos - runs.start[group], threshold, missing)
+    cands = Candidates(node, f_idx, score, gain, pos - runs.start[group], threshold, missing,
+                       first)
     if any_missing:
         extra = missing_only_candidates(crit, level, present_tot.reshape(n_f, m, n_stats),
                                         nan_tot.reshape(n_f, m, n_stats), min_leaf)
@@ -756,7 +766,8 @@ def missing_only_candidates(crit, level, present_tot, nan_tot, min_leaf, runs=No
     )
     n = len(node)
     rank = np.full(n, _LAST_RANK)
-    return Candidates(node, f_idx, score, gain, rank, np.full(n, np.inf), np.ones(n, np.intp))
+    return Candidates(node, f_idx, score, gain, rank, np.full(n, np.inf), np.ones(n, np.intp),
+                      left)
 
 
 def keep_valid(cands: Candidates) -> Candidates:
@@ -800,9 +811,10 @@ def binary_category_candidates(crit, level, hist, min_leaf):
     left = cum[node, k]
     right = cum[node, n_present[node] - 1] - left
     node_nan = nan[node] if (nan[:, -1] > 0).any() else None
-    gain, score, missing = score_binary(crit, level, node, left, right, node_nan, min_leaf)
+    gain, score, missing, first = score_binary(crit, level, node, left, right, node_nan, min_leaf)
     n = len(node)
-    cands = Candidates(node, np.zeros(n, np.intp), score, gain, k + 1, np.full(n, np.nan), missing)
+    cands = Candidates(node, np.zeros(n, np.intp), score, gain, k + 1, np.full(n, np.nan), missing,
+                       first)
     # "Any category" (left, the whole order as prefix) vs "missing" (right).
     present_tot = np.where((n_present > 0)[:, None], cum[np.arange(len(cum)), n_present - 1], 0.0)
     extra = missing_only_candidates(crit, level, present_tot[None], nan[None], min_leaf)
@@ -834,7 +846,8 @@ def multiway_candidates(crit, level, hist, min_leaf) -> Candidates:
     missing = np.where(nan[:, -1] > 0, best, -1)
     m = len(parent)
     cands = Candidates(rows, np.zeros(m, np.intp), np.where(ok, score, -np.inf), gain,
-                       np.zeros(m, np.intp), np.full(m, np.nan), missing)
+                       np.zeros(m, np.intp), np.full(m, np.nan), missing,
+                       np.full(parent.shape, np.nan))  # not binary
     return keep_valid(cands)
 
 

@@ -613,6 +613,46 @@ def test_sparse_search_grows_the_same_forest_and_weighted_tree(seed, monkeypatch
                                               err_msg=f"{name}: {field}")
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_a_levels_statistics_from_the_splits_above_are_the_measured_ones(seed, monkeypatch):
+    """With whole-number weights, a level's class counts come from the splits above it:
+    the first child's from the chosen candidate (its missing rows in it if they go
+    there), the second's the rest of its node. They are the counts of its rows to the
+    bit, whichever search found the split (sparse, sorted, histogram, categorical);
+    with fractional weights, and below multiway splits, the rows are measured."""
+    import engine.tree._builder as builder
+    from engine.ensemble import RandomForestClassifier
+
+    X, y = mostly_one_value(seed)  # odd seeds: missing values
+    measure = builder._measure_level
+    given = []
+
+    def checked(crit, rows, node, parent, previous, prep, totals=None):
+        if totals is not None:
+            given.append(True)
+            np.testing.assert_array_equal(totals, measure(crit, rows, node, parent, previous, prep)[1])
+        return measure(crit, rows, node, parent, previous, prep, totals)
+
+    monkeypatch.setattr(builder, "_measure_level", checked)
+    rng = np.random.default_rng(seed)
+    whole, fractional = rng.integers(0, 4, len(y)).astype(float), rng.uniform(0.1, 2, len(y))
+    criterion = ["gini", "entropy", "gain_ratio"][seed % 3]
+    cases = [  # model, weights, the counts given by the splits
+        (DecisionTreeClassifier(criterion=criterion), None, True),
+        (DecisionTreeClassifier(criterion=criterion), whole, True),
+        (RandomForestClassifier(n_estimators=4, max_features=2, criterion=criterion, random_state=seed),
+         None, True),
+        (DecisionTreeClassifier(criterion=criterion), fractional, False),
+        (DecisionTreeClassifier(criterion="entropy", categorical_split="multiway"), None, True),
+    ]
+    for share in (0.5, -1.0):  # the sparse search, then none
+        monkeypatch.setattr(builder, "SPARSE_SHARE", share)
+        for model, weight, expected in cases:
+            given.clear()
+            model.fit(X, y, sample_weight=weight)
+            assert bool(given) == expected, (model, share)
+
+
 def test_entries_off_the_bits_sort_the_same_when_the_key_is_too_wide_to_pack(monkeypatch):
     """The entries read off the bits sort by one packed integer key; a key too wide for it
     (huge data, huge weights) sorts by :func:`order_by` instead, and the forest is the
