@@ -429,7 +429,7 @@ def _search_bits(prep: PreparedFeatures, crit, sparse: np.ndarray, every_row: np
     mode_rank[mode_rank == n_data] = 0
     narrow = next(t for t in (np.int16, np.int32, np.int64) if rank_bits + class_bits < np.iinfo(t).bits)
     return SparseBits(bits, order.astype(narrow).ravel(), class_bits, rank_bits, missing_rank,
-                      mode_rank, by_rank.ravel())
+                      bool(missing.any()), mode_rank, by_rank.ravel())
 
 
 class _Orders(_SparseEntries):
@@ -505,7 +505,7 @@ def _split_level(prep, crit, record, totals, open_, rows, node, order, used, gro
                                           source.distinct, source.off_common)
         skipped = skipped | constant  # constant in a node: in its children too
     cands, orders = _all_candidates(prep, crit, level, order, params, allowed)
-    chosen = choose_splits(cands, level, allowed)
+    chosen = choose_splits(cands, level)
     gain = np.where(chosen >= 0, np.append(cands.gain, 0.0)[chosen], 0.0)
     improvement = crit.weight(level.totals) / grow.tree_weight[open_ids] * gain
     chosen[improvement + _EPS < params.min_impurity_decrease] = -1
@@ -561,6 +561,8 @@ def _all_candidates(prep, crit, level, order, params, allowed=None):
         else:
             part, orders[j] = binary_category_candidates(crit, level, hist, params.min_samples_leaf)
         part.feature = np.full(len(part.node), j, dtype=np.intp)
+        if allowed is not None:  # the nodes that drew it (the numeric parts search only those)
+            part = select_candidates(part, allowed[part.node, j])
         parts.append(part)
     return Candidates.concat(parts), orders
 

@@ -374,6 +374,7 @@ class SparseBits:
     class_bits: int        # low bits of ``order`` that hold the class
     rank_bits: int         # the bits above them, that hold the rank
     missing_rank: int      # the rank of every missing value, above every value's
+    any_missing: bool      # whether any entry is missing
     mode_rank: np.ndarray  # (n_cols,) the rank of each column's common value
     by_rank: np.ndarray    # (n_cols * n_data,) each column's values by rank
 
@@ -436,7 +437,8 @@ class SparseBits:
         count = np.empty_like(start)
         count[:-1] = start[1:] - start[:-1]
         count[-1:] = len(run_rank) - start[-1:]
-        n_present = np.searchsorted(run_rank, first | self.missing_rank) - start
+        n_present = (np.searchsorted(run_rank, first | self.missing_rank) - start
+                     if self.any_missing else count)
         below = np.searchsorted(run_rank, first | gather(self.mode_rank, run_column)) - start
         group_end = run_rank[1:] != run_rank[:-1]
         cut = group_end.copy()
@@ -851,31 +853,28 @@ def multiway_candidates(crit, level, hist, min_leaf) -> Candidates:
     return keep_valid(cands)
 
 
-def choose_splits(cands: Candidates, level: Level, allowed: np.ndarray | None = None):
+def choose_splits(cands: Candidates, level: Level):
     """Index into ``cands`` of the split chosen for each node (-1: none).
 
-    ``allowed`` (m, n_features), if given, limits each node to the features drawn for
-    it (see :func:`draw_features`). Tie rule: among candidates whose score is within a
-    relative 1e-12 of the node's best, the lowest feature index wins, then the lowest
-    rank (threshold / prefix).
+    Tie rule: among candidates whose score is within a relative 1e-12 of the node's
+    best, the lowest feature index wins, then the lowest rank (threshold / prefix).
     """
     m = level.n_nodes
-    if allowed is not None:
-        keep = allowed[cands.node, cands.feature]
-        cands = select_candidates(cands, keep)
-        index = np.flatnonzero(keep)
-    else:
-        index = np.arange(len(cands.node))
     best = np.full(m, -np.inf)
     np.maximum.at(best, cands.node, cands.score)
     tol = 1e-12 * np.maximum(np.abs(best), level.impurity)
-    near = np.flatnonzero(cands.score >= best[cands.node] - tol[cands.node])
-    order = np.lexsort((cands.rank[near], cands.feature[near], cands.node[near]))
-    near = near[order]
-    first = np.ones(len(near), dtype=bool)
-    first[1:] = cands.node[near[1:]] != cands.node[near[:-1]]
+    near = np.flatnonzero(cands.score >= gather(best - tol, cands.node))
     chosen = np.full(m, -1, dtype=np.intp)
-    chosen[cands.node[near[first]]] = index[near[first]]
+    node = cands.node[near]
+    chosen[node] = near  # right where a node has one candidate near its best (most do)
+    tied = np.bincount(node, minlength=m)[node] > 1
+    if tied.any():
+        near, node = near[tied], node[tied]
+        near = near[np.lexsort((cands.rank[near], cands.feature[near], node))]
+        node = cands.node[near]
+        first = np.ones(len(near), dtype=bool)
+        first[1:] = node[1:] != node[:-1]
+        chosen[node[first]] = near[first]
     return chosen
 
 
