@@ -74,40 +74,59 @@ def _fit_member(estimator, data: _TrainingData, bootstrap_seed: int):
 #: feature: bagging takes a stacked copy of the data, about 24 bytes a cell, so 5 million
 #: cells are ≈ 120 MB a stack.
 STACK_CELLS = 5_000_000
-#: Drawn rows (``n_draw`` per tree) of one stack of trees that draw features, as a
-#: forest's do: those read the data in place (``PreparedFeatures.take``), so only the
-#: level's arrays grow with the stack. Big enough that a level's numpy calls serve many
-#: trees, small enough that a level's nodes number their runs in 16 bits (a radix sort)
-#: and its arrays stay in cache: 100 trees, one core (bench/README.md, seventh session):
-#: spambase 1.38 s in stacks of 19, 1.28-1.30 in stacks of 34-50; 20,000 × 20 5.3-5.4 s
-#: in stacks of 8-12, 6.1 in stacks of 17; 100,000 × 10 (20 trees) 8.1-8.3 s in stacks
-#: of 2-5, 9.9 in stacks of 10. Spambase in two stacks of 50 (240,000 rows) grows 4%
-#: faster than in three of 33-34 (fifteenth session: 544 against 576 ms, medians of
-#: three; 20,000 × 20 the same in stacks of 11-12 as of 10); once it cost peak memory
-#: (66 to 88 MiB), but since the sparse entries are read off bits rather than listed per
-#: stacked row, two stacks of 50 take 40 MiB.
-STACK_ROWS = 240_000
+#: Entries of one stack of trees that draw features, as a forest's do: a drawn row
+#: (``n_draw`` per tree) brings an entry for each feature drawn at its node that the
+#: search reads it for, every row for most features but only the rows off the common
+#: value for features mostly of one value (:func:`entries_per_row`). The trees read the
+#: data in place (``PreparedFeatures.take``), so only the level's arrays grow with the
+#: stack: big enough that a level's numpy calls serve many trees (a level costs about
+#: half a millisecond of calls whatever its size), small enough that its arrays stay
+#: in cache. 100 trees, one core (bench/README.md, sixteenth session): 20,000 × 20 (4
+#: features drawn, 4 entries a row) 1.20-1.23 s in stacks of 12, 1.45-1.48 in stacks of
+#: 24; 5,000 × 57 continuous (7 drawn) 1.61 s in stacks of 27 and of 48, 1.97 in one
+#: of 96; spambase (7 drawn, 1.6 entries a row) 0.353 s in two stacks of 50, 0.336 in
+#: one of 100. (The seventh session's figures, by drawn rows: spambase 1.38 s in stacks
+#: of 19, 1.28-1.30 in stacks of 34-50; 100,000 × 10 (20 trees) 8.1-8.3 s in stacks of
+#: 2-5, 9.9 in stacks of 10.)
+STACK_ENTRIES = 960_000
 #: At most this many trees per stack, so progress still moves on small data.
-MAX_STACK = 50
+MAX_STACK = 100
 
 
 def stack_edges(n_draw: int, n_features: int, n_members: int, draws: bool = False,
-                n_jobs: int = 1) -> list[int]:
+                n_jobs: int = 1, entries: float = 4.0) -> list[int]:
     """Where the stacks of trees start and end: ``members[edges[i]:edges[i + 1]]``.
 
-    As many trees a stack as :data:`STACK_ROWS` (trees that draw features) or
-    :data:`STACK_CELLS` (trees that use every feature) allow, from 1 to
+    As many trees a stack as :data:`STACK_ENTRIES` (trees that draw features, with
+    ``entries`` a drawn row, see :func:`entries_per_row`) or :data:`STACK_CELLS` (trees
+    that use every feature) allow, from 1 to
     :data:`MAX_STACK`, sizes differing by at most one. With workers, the stacks come in
     a whole number per worker, or per batch when there are more stacks than batches
     (``run_parallel`` hands out ``BATCHES_PER_WORKER`` batches a worker), so that no
     worker is left with the last stack alone.
     """
-    limit = STACK_ROWS // max(1, n_draw) if draws else STACK_CELLS // max(1, n_draw * n_features)
+    limit = (STACK_ENTRIES // max(1, round(n_draw * entries)) if draws
+             else STACK_CELLS // max(1, n_draw * n_features))
     n_stacks = -(-n_members // int(np.clip(limit, 1, MAX_STACK)))
     if n_jobs > 1:
         unit = n_jobs if n_stacks <= BATCHES_PER_WORKER * n_jobs else BATCHES_PER_WORKER * n_jobs
         n_stacks = min(n_members, -(-n_stacks // unit) * unit)
     return np.linspace(0, n_members, n_stacks + 1).astype(int).tolist()
+
+
+def entries_per_row(prepared: PreparedFeatures, n_drawn: int) -> float:
+    """About how many entries a drawn row brings a forest's split search: one for each
+    of the ``n_drawn`` features drawn at its node, times the share of the rows the
+    search reads for a feature, on average (every row for a categorical feature, the
+    rows off its most common value for a numeric one: nearly all for a continuous
+    feature, few for a word count that most e-mails lack)."""
+    n = prepared.values.shape[1]
+    if not n:
+        return float(n_drawn)
+    share = np.ones(prepared.n_features)
+    mode, n_common = prepared.mode
+    share[prepared.numeric] = np.where(np.isnan(mode), 1.0, 1.0 - n_common / n)
+    return n_drawn * float(share.mean())
 
 
 def _fit_stack(members: list, data: _TrainingData, bootstrap_seeds: list[int]) -> list:
@@ -142,9 +161,10 @@ class BaseBagged(BaseEstimator):
             data.prepared = prepare_features(data.X_enc, data.encoder.n_categories_,
                                              members[0].max_bins)
             n_features = data.X_enc.shape[1]
-            draws = resolve_max_features(members[0].max_features, n_features) < n_features
+            n_drawn = resolve_max_features(members[0].max_features, n_features)
+            draws = n_drawn < n_features
             edges = stack_edges(data.n_draw, n_features, len(members), draws,
-                                effective_jobs(self.n_jobs))
+                                effective_jobs(self.n_jobs), entries_per_row(data.prepared, n_drawn))
             tasks = [(members[a:b], data, boot_seeds[a:b]) for a, b in zip(edges, edges[1:], strict=False)]
             report = progress and (lambda done, total: progress(edges[done], len(members)))
             fitted = [pair for stack in run_parallel(_fit_stack, tasks, self.n_jobs, report)

@@ -488,8 +488,10 @@ def _split_level(prep, crit, record, totals, open_, rows, node, order, used, gro
     open_ids = np.flatnonzero(open_)
     local = np.full(len(open_), -1, dtype=np.intp)
     local[open_ids] = np.arange(len(open_ids))
-    keep = local[node] >= 0
-    rows, node = rows[keep], local[node[keep]]
+    node = gather(local, node)
+    at = np.flatnonzero(node >= 0)  # the rows of open nodes (positions, then gathers: faster)
+    if len(at) < len(node):
+        rows, node = gather(rows, at), gather(node, at)
     if order is not None:
         order.keep(rows)
     level = Level(
@@ -514,7 +516,7 @@ def _split_level(prep, crit, record, totals, open_, rows, node, order, used, gro
     record.improvement[at] = improvement[split]
     _describe_splits(record, at, cands, chosen[split], split, orders, prep)
     child = _route(prep, record, level, open_ids)
-    moving = child >= 0
+    moving = np.flatnonzero(child >= 0)
     next_used = skipped[np.repeat(split, record.n_children[at])]
     multi = np.flatnonzero(record.kind == CATEGORICAL_MULTIWAY)
     for i in multi:  # ID3: the attribute is used up below a multiway split
@@ -527,7 +529,7 @@ def _split_level(prep, crit, record, totals, open_, rows, node, order, used, gro
             first = np.take(cands.first, chosen[split], axis=0)
             children[0::2] = first
             children[1::2] = np.take(level.totals, split, axis=0) - first
-    return rows[moving], child[moving], order, next_used, children
+    return gather(rows, moving), gather(child, moving), order, next_used, children
 
 
 def _min_gain(crit, impurity: np.ndarray) -> np.ndarray:

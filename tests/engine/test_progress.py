@@ -8,14 +8,15 @@ from engine.ensemble import (
     GradientBoostingClassifier,
     RandomForestClassifier,
 )
-from engine.ensemble._bagged import BaseBagged, stack_edges
+from engine.ensemble._bagged import BaseBagged, entries_per_row, stack_edges
 from engine.ensemble._base import effective_jobs
+from engine.tree._binning import prepare_features
 
 
 @pytest.mark.parametrize("make", [
     lambda: RandomForestClassifier(n_estimators=7, random_state=0),
     lambda: RandomForestClassifier(n_estimators=7, random_state=0, n_jobs=2),
-    lambda: RandomForestClassifier(n_estimators=120, random_state=0),  # three stacks
+    lambda: RandomForestClassifier(n_estimators=120, random_state=0),  # two stacks
     lambda: BaggingClassifier(n_estimators=5, random_state=0),
     lambda: AdaBoostClassifier(n_estimators=6, random_state=0),
     lambda: GradientBoostingClassifier(n_estimators=4, random_state=0),
@@ -32,7 +33,9 @@ def test_progress_reports_every_member_and_changes_nothing(make):
     reports = total
     if isinstance(with_progress, BaseBagged):
         draws = isinstance(with_progress, RandomForestClassifier)  # bagging: every feature
-        edges = stack_edges(len(y), X.shape[1], total, draws, effective_jobs(with_progress.n_jobs))
+        entries = entries_per_row(prepare_features(X, np.zeros(X.shape[1], dtype=np.intp), 255), 2)
+        edges = stack_edges(len(y), X.shape[1], total, draws, effective_jobs(with_progress.n_jobs),
+                            entries)
         reports = len(edges) - 1
     assert done == sorted(done) and len(done) == reports and done[-1] in (total - 1, total)
     np.testing.assert_array_equal(with_progress.predict_proba(X), make().fit(X, y).predict_proba(X))
@@ -45,16 +48,36 @@ def _progress_data():
 
 
 def test_stacks_are_even_and_fill_every_worker():
-    """Trees that draw features stack by rows, others by cells; the stacks differ by at
-    most one tree, and with workers each gets a whole number of stacks (of batches)."""
+    """Trees that draw features stack by entries (drawn rows times the entries a row
+    brings), others by cells; the stacks differ by at most one tree, and with workers
+    each gets a whole number of stacks (of batches)."""
     def sizes(*args, **kwargs):
         return np.diff(stack_edges(*args, **kwargs)).tolist()
 
-    assert sizes(4601, 57, 100, draws=True) == [50, 50]  # at most 240,000 drawn rows: 52
+    assert sizes(4601, 57, 100, draws=True) == [50, 50]  # at most 960,000 entries, 4 a row: 52
+    assert sizes(4601, 57, 100, draws=True, entries=1.56) == [100]  # spambase's: 133
     assert sizes(4601, 57, 100) == [16, 17, 17, 16, 17, 17]  # 5,000,000 cells: 19 trees
     assert sizes(20000, 20, 100, draws=True) == [11] * 8 + [12]
-    assert sizes(150, 4, 120, draws=True) == [40] * 3  # at most 50 trees a stack
+    assert sizes(150, 4, 120, draws=True) == [60] * 2  # at most 100 trees a stack
     assert sizes(4601, 57, 200, draws=True, n_jobs=2) == [50] * 4
+    assert sizes(4601, 57, 200, draws=True, n_jobs=2, entries=1.56) == [100] * 2
     assert sizes(20000, 20, 100, draws=True, n_jobs=2) == [6, 6, 6, 7] * 4  # 16: 2 a batch
     assert sizes(10**7, 3, 5, draws=True) == [1] * 5
     assert sizes(100, 3, 1, draws=True, n_jobs=2) == [1]
+
+
+def test_a_drawn_row_brings_an_entry_for_each_feature_drawn_that_the_search_reads_it_for():
+    """A continuous column's rows are all read, a categorical one's too, a column
+    mostly of one value only its other rows: ``entries_per_row`` is the number drawn
+    times the mean share."""
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    n = 200
+    words = np.where(np.arange(n) < 30, 1.0 + np.arange(n) % 3, 0.0)  # 30 rows off 0
+    columns = {"continuous": rng.normal(size=n), "words": words,
+               "colour": rng.integers(0, 3, n).astype(float), "empty": np.full(n, np.nan)}
+    X = pd.DataFrame(columns).to_numpy()
+    prepared = prepare_features(X, np.array([0, 0, 3, 0]), 255)
+    share = [1 - 1 / n, 30 / n, 1.0, 1.0]  # (every value distinct: one row holds the "mode")
+    assert entries_per_row(prepared, 2) == pytest.approx(2 * np.mean(share))
