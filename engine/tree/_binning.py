@@ -325,7 +325,7 @@ def histogram_candidates(crit, level, prep, coded, min_leaf, allowed=None) -> Ca
     ``allowed`` (m, len(coded)), if given, limits the runs to the (node, feature) pairs
     drawn for a forest. Returned ``feature`` indexes ``prep.numeric``.
     """
-    m, n_stats = level.n_nodes, crit.stats.shape[1]
+    m, n_stats = level.n_nodes, crit.n_stats
     runs = _histogram_runs(level, prep, coded, allowed)
     hist, slot_run, slot_bin, missing_slot = _slot_histogram(crit, level, prep, coded, runs)
     # rows of 2-D arrays by np.take (about 4x faster than indexing with [])

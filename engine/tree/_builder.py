@@ -132,7 +132,7 @@ def build_trees(prep: PreparedFeatures, crit, params: GrowParams, tree_of_row) -
     n_trees = int(tree_of_row.max(initial=-1)) + 1
     rngs = params.rng if isinstance(params.rng, list) else [params.rng]
     # The improvement of a split is relative to the weight of its own tree's rows.
-    tree_weight = np.bincount(tree_of_row, weights=crit.weight(crit.stats), minlength=n_trees)
+    tree_weight = np.bincount(tree_of_row, weights=crit.row_weight, minlength=n_trees)
     rows, node = np.arange(len(tree_of_row)), tree_of_row.astype(np.intp)
     used = np.zeros((n_trees, prep.n_features), dtype=bool)
     draws = params.max_features is not None and params.max_features < prep.n_features

@@ -130,7 +130,7 @@ def numeric_candidates(crit, level, values, order, min_leaf) -> Candidates:
     """
     node_of_row = np.empty(values.shape[1], dtype=np.intp)
     node_of_row[level.rows] = level.node
-    step = max(1, CHUNK_ELEMENTS // max(1, order.shape[1] * crit.stats.shape[1]))
+    step = max(1, CHUNK_ELEMENTS // max(1, order.shape[1] * crit.n_stats))
     parts = []
     for lo in range(0, len(values), step):
         chunk = values[lo:lo + step]
@@ -190,7 +190,7 @@ def sparse_numeric_candidates(crit, level, mode, entries, allowed=None) -> Candi
     (a spambase node draws 7 of its 57 columns, about 6 of the 50 sparse ones, so the
     per-run sums cover an eighth of the pairs). Returned ``feature`` indexes the columns.
     """
-    n_stats = crit.stats.shape[1]
+    n_stats = crit.n_stats
     if isinstance(entries, SparseBits):  # the drawn pairs' entries read off the rows' bits
         runs = entries.drawn_runs(crit, level, allowed)
     else:
@@ -405,6 +405,7 @@ class SparseBits:
         run = gather(run_of_pair, gather(level.node, where) * n_cols + column)
         order = gather(self.order, column * self.n_data + gather(level.data_rows, where))
         w = None if crit.unit_weight else gather(crit.int_weight, gather(level.rows, where))
+        del where, column  # (a stack's top levels hold half a million entries: free them)
         # One sort of the packed key (run, rank, class, weight): entries with equal keys
         # are alike, so the sort need not be stable, and everything the search reads of an
         # entry comes back from the key's bits.
@@ -414,6 +415,7 @@ class SparseBits:
         if key_bits <= PACKED_KEY_BITS:  # an int32 key where it fits: sorted twice as fast
             key = run.astype(np.int32 if key_bits <= 31 else np.int64) << rank_bits + class_bits
             key |= order
+            del run, order
             if w is not None:
                 key <<= weight_bits
                 key |= w
@@ -422,7 +424,8 @@ class SparseBits:
                 w = key & (1 << weight_bits) - 1
                 key >>= weight_bits
             codes = key & (1 << class_bits) - 1
-            run_rank = key >> class_bits  # run << rank_bits | rank
+            key >>= class_bits
+            run_rank = key  # run << rank_bits | rank
         else:
             by_run, run = order_by(run, order.astype(np.int64), keys=True)
             order = gather(order, by_run)
@@ -573,7 +576,7 @@ def _numeric_chunk(crit, level, n_f, runs: _Runs, min_leaf) -> Candidates:
     group = runs.group[pos]
     node, f_idx = group % m, group // m
     # Sums of each statistic along the runs; the row count is the position itself.
-    n_stats = crit.stats.shape[1]
+    n_stats = crit.n_stats
     left = np.empty((len(pos), n_stats))
     present_tot = np.empty((len(runs.count), n_stats))
     left[:, -1] = pos - runs.start[group] + 1
