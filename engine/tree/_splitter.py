@@ -231,11 +231,6 @@ def sparse_numeric_candidates(crit, level, mode, entries, allowed=None) -> Candi
     n_left = np.concatenate([n_left_real, below[g_right], below[g_left]])
     with_common = np.concatenate([n_left_real > below[g_real],  # the cut lies above it
                                   np.zeros(len(g_right), bool), np.ones(len(g_left), bool)])
-    value_at = runs.value_at
-    lo = np.concatenate([value_at(pos), value_at(start[g_right] + below[g_right] - 1),
-                         mode_of_run[g_left]])
-    hi = np.concatenate([value_at(pos + 1), mode_of_run[g_right],
-                         value_at(start[g_left] + below[g_left])])
     rank = n_left - 1 + with_common  # a cut's place among the run's values with the group
 
     left = np.empty((len(group_c), n_stats))
@@ -260,14 +255,27 @@ def sparse_numeric_candidates(crit, level, mode, entries, allowed=None) -> Candi
     nan = np.take(nan_tot, group_c, axis=0) if any_missing else None
     node = gather(run_node, group_c)
     gain, score, missing, first = score_binary(crit, level, node, left, right, nan, 1)
+    # Only the cuts near their node's best can be chosen: the others are dropped before
+    # their values are looked up (a spambase forest keeps one in several hundred).
+    k = near_best(node, score, level)
+    n_real, n_right = len(pos), len(g_right)
+    lo, hi = np.empty(len(k)), np.empty(len(k))
+    real, left_of_common = k < n_real, k >= n_real + n_right
+    right_of_common = ~real & ~left_of_common
+    at = pos[k[real]]  # lo and hi two entries
+    lo[real], hi[real] = runs.value_at(at), runs.value_at(at + 1)
+    g = g_right[k[right_of_common] - n_real]  # hi the common value
+    lo[right_of_common], hi[right_of_common] = runs.value_at(start[g] + below[g] - 1), mode_of_run[g]
+    g = g_left[k[left_of_common] - n_real - n_right]  # lo the common value
+    lo[left_of_common], hi[left_of_common] = mode_of_run[g], runs.value_at(start[g] + below[g])
     threshold = lo / 2.0 + hi / 2.0
     threshold = np.where(threshold >= hi, lo, threshold)  # rounding must not swallow hi
-    cands = Candidates(node, gather(run_column, group_c), score, gain, rank, threshold, missing,
-                       first)
+    cands = Candidates(node[k], gather(run_column, group_c[k]), score[k], gain[k], rank[k],
+                       threshold, missing[k], np.take(first, k, axis=0))
     if any_missing:
         extra = missing_only_candidates(crit, level, present_tot, nan_tot, 1, (run_node, run_column))
-        cands = Candidates.concat([cands, extra])
-    return keep_valid(cands)
+        cands = Candidates.concat([cands, keep_valid(extra)])
+    return cands
 
 
 @dataclass
@@ -588,7 +596,7 @@ def _numeric_chunk(crit, level, n_f, runs: _Runs, min_leaf) -> Candidates:
     sums, weight = _running_sums(crit, runs.row, codes)
     for s, cum in enumerate(sums):
         left[:, s], present_tot[:, s] = along(cum)
-    if len(sums) < len(crit.stats_t):  # whole-number weights: the last class is the rest
+    if len(sums) < n_stats - 1:  # whole-number weights: the last class is the rest
         if weight is None:  # unit weights: the row count
             left_w, present_w = left[:, -1], present_tot[:, -1]
         else:
@@ -600,16 +608,18 @@ def _numeric_chunk(crit, level, n_f, runs: _Runs, min_leaf) -> Candidates:
     right = np.take(present_tot, group, axis=0) - left  # take: rows 4x faster than [group]
     nan = np.take(nan_tot, group, axis=0) if any_missing else None
     gain, score, missing, first = score_binary(crit, level, node, left, right, nan, min_leaf)
+    k = near_best(node, score, level)  # the only ones that can be chosen: see near_best()
+    pos, group = pos[k], group[k]
     lo, hi = gather(v, pos), gather(v, pos + 1)
     threshold = lo / 2.0 + hi / 2.0
     threshold = np.where(threshold >= hi, lo, threshold)  # rounding must not swallow hi
-    cands = Candidates(node, f_idx, score, gain, pos - runs.start[group], threshold, missing,
-                       first)
+    cands = Candidates(node[k], f_idx[k], score[k], gain[k], pos - runs.start[group], threshold,
+                       missing[k], np.take(first, k, axis=0))
     if any_missing:
         extra = missing_only_candidates(crit, level, present_tot.reshape(n_f, m, n_stats),
                                         nan_tot.reshape(n_f, m, n_stats), min_leaf)
-        cands = Candidates.concat([cands, extra])
-    return keep_valid(cands)
+        cands = Candidates.concat([cands, keep_valid(extra)])
+    return cands
 
 
 def _running_sums(crit, rows, codes) -> tuple[list[np.ndarray], np.ndarray | None]:
@@ -863,10 +873,7 @@ def choose_splits(cands: Candidates, level: Level):
     best, the lowest feature index wins, then the lowest rank (threshold / prefix).
     """
     m = level.n_nodes
-    best = np.full(m, -np.inf)
-    np.maximum.at(best, cands.node, cands.score)
-    tol = 1e-12 * np.maximum(np.abs(best), level.impurity)
-    near = np.flatnonzero(cands.score >= gather(best - tol, cands.node))
+    near = near_best(cands.node, cands.score, level)
     chosen = np.full(m, -1, dtype=np.intp)
     node = cands.node[near]
     chosen[node] = near  # right where a node has one candidate near its best (most do)
@@ -879,6 +886,19 @@ def choose_splits(cands: Candidates, level: Level):
         first[1:] = node[1:] != node[:-1]
         chosen[node[first]] = near[first]
     return chosen
+
+
+def near_best(node: np.ndarray, score: np.ndarray, level: Level) -> np.ndarray:
+    """Positions of the candidates (their ``node`` and ``score``) within a relative 1e-12
+    of their node's best among them, and valid: those :func:`choose_splits` looks at.
+
+    A search may keep only these of its own candidates: among more candidates a node's
+    best is no lower, and the bar it sets is no lower either (best - tol grows with the
+    best), so no candidate it could choose is lost."""
+    best = np.full(level.n_nodes, -np.inf)
+    np.maximum.at(best, node, score)
+    tol = 1e-12 * np.maximum(np.abs(best), level.impurity)
+    return np.flatnonzero((score >= gather(best - tol, node)) & (score > -np.inf))
 
 
 def draw_features(row_codes: np.ndarray, level: Level, k: int, priority: np.ndarray,

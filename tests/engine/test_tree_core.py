@@ -653,6 +653,42 @@ def test_a_levels_statistics_from_the_splits_above_are_the_measured_ones(seed, m
             assert bool(given) == expected, (model, share)
 
 
+@pytest.mark.parametrize("seed", range(20))
+def test_a_search_keeping_only_its_near_best_candidates_changes_no_choice(seed):
+    """Each search keeps only its candidates within choose_splits' tolerance of their
+    node's best among its own (``near_best``): the split chosen among every search's
+    kept candidates is the one chosen among all of them, near-ties (a relative 1e-13
+    to 1e-11 apart, both sides of the tolerance), invalid ones and ties by feature and
+    rank included."""
+    rng = np.random.default_rng(seed)
+    m, n = 6, 400
+    node = rng.integers(0, m, n)
+    base = rng.choice([0.0, 0.02, 0.3, 5.0], m)
+    score = base[node] * (1 - rng.choice([0, 0, 1e-13, 5e-13, 2e-12, 1e-11, 0.2], n))
+    score[rng.random(n) < 0.05] = -np.inf
+    gain = score.copy()
+    feature = rng.integers(0, 4, n)
+    rank = rng.integers(0, 3, n)
+    empty = np.zeros(n, dtype=np.intp)
+    cands = splitter.Candidates(node, feature, score, gain, rank, np.zeros(n), empty, np.zeros((n, 3)))
+    level = splitter.Level(np.arange(m), np.arange(m), np.zeros((m, 3)), rng.uniform(0, 0.5, m),
+                           np.full(m, -np.inf), np.zeros((m, 4), dtype=bool), np.arange(m))
+    search = rng.integers(0, 3, n)  # which of three searches found each
+    kept = []
+    for part in range(3):
+        at = np.flatnonzero(search == part)
+        kept.append(at[splitter.near_best(node[at], score[at], level)])
+    kept = np.concatenate(kept)
+    assert len(kept) < n
+    pruned = splitter.select_candidates(cands, np.isin(np.arange(n), kept))
+    everything, among_kept = splitter.choose_splits(cands, level), splitter.choose_splits(pruned, level)
+    for field in ("node", "feature", "rank", "score"):
+        whole = getattr(cands, field)
+        np.testing.assert_array_equal(
+            np.where(everything >= 0, whole[everything], -1),
+            np.where(among_kept >= 0, getattr(pruned, field)[among_kept], -1))
+
+
 def test_entries_off_the_bits_sort_the_same_when_the_key_is_too_wide_to_pack(monkeypatch):
     """The entries read off the bits sort by one packed integer key; a key too wide for it
     (huge data, huge weights) sorts by :func:`order_by` instead, and the forest is the
