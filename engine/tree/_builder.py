@@ -643,21 +643,25 @@ def _describe_splits(record, at, cands, chosen, split_local, orders, prep):
 def _route(prep, record, level, open_ids) -> np.ndarray:
     """Next-level local node of every row of ``level`` (-1 for rows of nodes that stay
     leaves)."""
-    at = gather(open_ids, level.node)
-    feature = gather(record.feature, at)
-    split = feature >= 0
+    # What a row needs of its node, per open node first: then one small gather a row.
+    split = record.feature[open_ids] >= 0
     values = prep.source.values
-    # Every row's value of its node's feature (feature 0 for rows that stay: unused).
-    x = gather(values.ravel(), np.where(split, feature, 0) * values.shape[1] + level.data_rows)
-    offset = (x > gather(record.threshold, at)).astype(np.intp)  # missing: set below
+    # A node that stays a leaf reads feature 0 against +inf: offset 0, and child -1 + 0.
+    column = gather(np.where(split, record.feature[open_ids], 0) * values.shape[1], level.node)
+    column += level.data_rows
+    x = gather(values.ravel(), column)
+    threshold = np.where(split, record.threshold[open_ids], np.inf)
+    offset = (x > gather(threshold, level.node)).astype(np.intp)  # missing: set below
     if len(prep.categorical) and np.any(record.kind[open_ids] >= CATEGORICAL_BINARY):
-        cat = split & (gather(record.kind, at) != NUMERIC) & ~np.isnan(x)
+        at = gather(open_ids, level.node)
+        cat = (gather(record.kind, at) >= CATEGORICAL_BINARY) & ~np.isnan(x)
         offset[cat] = record.category_child[at[cat], x[cat].astype(np.intp)]
     missing = np.isnan(x)
     if missing.any():
-        missing &= split
-        offset[missing] = record.missing[at[missing]]
-    return np.where(split, gather(record.first_child, at) + offset, -1)
+        missing &= gather(split, level.node)
+        offset[missing] = record.missing[open_ids[level.node[missing]]]
+    offset += gather(np.where(split, record.first_child[open_ids], -1), level.node)
+    return offset
 
 
 def _fill_default_children(record, child_weight):
