@@ -176,8 +176,8 @@ class PreparedFeatures:
 
     def in_source(self, rows: np.ndarray) -> np.ndarray:
         """Where the rows ``rows`` of this preparation are in :attr:`source`."""
-        taken = getattr(self, "_source", None)
-        return rows if taken is None else taken[0].in_source(taken[1][rows])
+        taken = getattr(self, "_source", None)  # (the rows are the builder's own: in range)
+        return rows if taken is None else taken[0].in_source(gather(taken[1], rows))
 
     def take(self, rows: np.ndarray, with_order: bool = True) -> PreparedFeatures:
         """The preparation of the rows ``rows`` (repeats allowed), in that order.
