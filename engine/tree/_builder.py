@@ -428,7 +428,7 @@ def _search_bits(prep: PreparedFeatures, crit, sparse: np.ndarray, every_row: np
     mode_rank = np.where(values == source.mode[0][searched, None], rank, n_data).min(axis=1)
     mode_rank[mode_rank == n_data] = 0
     narrow = next(t for t in (np.int16, np.int32, np.int64) if rank_bits + class_bits < np.iinfo(t).bits)
-    return SparseBits(bits, order.astype(narrow).ravel(), class_bits, rank_bits, missing_rank,
+    return SparseBits(bits, order.astype(narrow).T.ravel(), class_bits, rank_bits, missing_rank,
                       bool(missing.any()), mode_rank, by_rank.ravel())
 
 

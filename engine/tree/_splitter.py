@@ -378,7 +378,8 @@ class SparseBits:
     """
 
     bits: np.ndarray       # (n_data,) uint64, bit c for column c
-    order: np.ndarray      # (n_cols * n_data,) rank << class_bits | class: the sort key
+    order: np.ndarray      # (n_data * n_cols,) rank << class_bits | class: the sort key,
+                           # row after row (a level's rows come in order: the reads stream)
     class_bits: int        # low bits of ``order`` that hold the class
     rank_bits: int         # the bits above them, that hold the rank
     missing_rank: int      # the rank of every missing value, above every value's
@@ -411,7 +412,7 @@ class SparseBits:
         # (``where`` ascends within each bit's round: these gathers stream)
         run_node, run_column, run_of_pair = drawn_runs(allowed)
         run = gather(run_of_pair, gather(level.node, where) * n_cols + column)
-        order = gather(self.order, column * self.n_data + gather(level.data_rows, where))
+        order = gather(self.order, gather(level.data_rows, where) * len(self.mode_rank) + column)
         w = None if crit.unit_weight else gather(crit.int_weight, gather(level.rows, where))
         del where, column  # (a stack's top levels hold half a million entries: free them)
         # One sort of the packed key (run, rank, class, weight): entries with equal keys
