@@ -143,7 +143,7 @@ def build_trees(prep: PreparedFeatures, crit, params: GrowParams, tree_of_row) -
         order = _Orders(prep, crit, sparse)
     # A node's weight as measured (summed by class) is the sum of its rows' weights, bit
     # for bit, where the weights are whole numbers or summed alone (regression).
-    whole = getattr(crit, "unit_weight", False) or getattr(crit, "int_weight", None) is not None
+    whole = _whole_weights(crit)
     weights_exact = not hasattr(crit, "codes") or whole
     parent, previous, tree_of_node = np.full(n_trees, -1), None, np.arange(n_trees)
     records: list[_LevelRecord] = []
@@ -256,11 +256,15 @@ def _sparse_features(prep: PreparedFeatures, crit, params: GrowParams,
     return np.flatnonzero(others <= SPARSE_SHARE * n)
 
 
+def _whole_weights(crit) -> bool:
+    """Whether the rows weigh whole numbers: class counts then add up exactly in any order."""
+    return getattr(crit, "unit_weight", False) or getattr(crit, "int_weight", None) is not None
+
+
 def _counts_searchable(crit, params: GrowParams) -> bool:
-    """Whether the rows weigh whole numbers (class counts, exact in any order) and a leaf
-    may hold a single row: what :func:`._splitter.sparse_numeric_candidates` needs."""
-    whole = getattr(crit, "unit_weight", False) or getattr(crit, "int_weight", None) is not None
-    return whole and params.min_samples_leaf == 1
+    """Whether the rows weigh whole numbers and a leaf may hold a single row: what
+    :func:`._splitter.sparse_numeric_candidates` needs."""
+    return _whole_weights(crit) and params.min_samples_leaf == 1
 
 
 def _off_common_counts(prep: PreparedFeatures) -> np.ndarray:
@@ -524,7 +528,7 @@ def _split_level(prep, crit, record, totals, open_, rows, node, order, used, gro
                   record.feature[i]] = True
     children = None
     if grow.children_from_splits and not len(multi):  # every split binary: two children each
-        children = np.empty((2 * len(split), level.totals.shape[1]))
+        children = np.empty((2 * len(split), crit.n_stats))
         if len(split):
             first = np.take(cands.first, chosen[split], axis=0)
             children[0::2] = first
@@ -644,10 +648,11 @@ def _route(prep, record, level, open_ids) -> np.ndarray:
     """Next-level local node of every row of ``level`` (-1 for rows of nodes that stay
     leaves)."""
     # What a row needs of its node, per open node first: then one small gather a row.
-    split = record.feature[open_ids] >= 0
+    feature = record.feature[open_ids]
+    split = feature >= 0
     values = prep.source.values
     # A node that stays a leaf reads feature 0 against +inf: offset 0, and child -1 + 0.
-    column = gather(np.where(split, record.feature[open_ids], 0) * values.shape[1], level.node)
+    column = gather(np.where(split, feature, 0) * values.shape[1], level.node)
     column += level.data_rows
     x = gather(values.ravel(), column)
     threshold = np.where(split, record.threshold[open_ids], np.inf)

@@ -192,7 +192,7 @@ def sparse_numeric_candidates(crit, level, mode, entries, allowed=None) -> Candi
     """
     n_stats = crit.n_stats
     if isinstance(entries, SparseBits):  # the drawn pairs' entries read off the rows' bits
-        runs = entries.drawn_runs(crit, level, allowed)
+        runs = entries.level_runs(crit, level, allowed)
     else:
         runs = _listed_runs(crit, level, mode, entries, allowed)
     codes, cums, weight, start, count = runs.codes, runs.cums, runs.weight, runs.start, runs.count
@@ -357,7 +357,7 @@ def drawn_runs(allowed: np.ndarray):
     return run_node, run_column, np.cumsum(allowed.ravel()) - 1
 
 
-#: The widest key :meth:`SparseBits.drawn_runs` packs into an integer to sort (wider
+#: The widest key :meth:`SparseBits.level_runs` packs into an integer to sort (wider
 #: ones, on huge data with huge whole-number weights, are sorted by :func:`order_by`).
 PACKED_KEY_BITS = 63
 
@@ -373,8 +373,9 @@ class SparseBits:
     drawn columns' bits, one set bit an entry, with no list of every entry to sift (a
     spambase node draws 6 of the 50 sparse columns).
 
-    An entry sorts by its value's rank and its class, both held in ``order``: the search
-    reads them from the sorted key and looks a value up (``by_rank``) only at the cuts.
+    An entry sorts by its value's rank and its class, both held in ``order``, then its
+    weight: the search reads all three back from the sorted key and looks a value up
+    (``by_rank``) only at the cuts.
     """
 
     bits: np.ndarray       # (n_data,) uint64, bit c for column c
@@ -391,7 +392,7 @@ class SparseBits:
     def n_data(self) -> int:
         return len(self.bits)
 
-    def drawn_runs(self, crit, level, allowed) -> _SparseRuns:
+    def level_runs(self, crit, level, allowed) -> _SparseRuns:
         """The entries of the (node, column) pairs drawn (``allowed``), one run each."""
         m, n_cols = allowed.shape
         drawn_bits = (allowed.astype(np.uint64) << np.arange(n_cols, dtype=np.uint64)).sum(
@@ -452,9 +453,10 @@ class SparseBits:
         n_present = (np.searchsorted(run_rank, first | self.missing_rank) - start
                      if self.any_missing else count)
         below = np.zeros_like(start)  # none below a common value that is the smallest
-        above_least = np.flatnonzero(gather(self.mode_rank, run_column) > 0)
+        mode_rank = gather(self.mode_rank, run_column)
+        above_least = np.flatnonzero(mode_rank > 0)
         if len(above_least):
-            needle = first[above_least] | self.mode_rank[run_column[above_least]]
+            needle = first[above_least] | mode_rank[above_least]
             below[above_least] = np.searchsorted(run_rank, needle) - start[above_least]
         group_end = run_rank[1:] != run_rank[:-1]
         cut = group_end.copy()
