@@ -5,7 +5,7 @@ keep_freed_memory()  # before any fit, and before the worker processes start
 
 import streamlit as st  # noqa: E402
 
-from ui import fitting, sidebar  # noqa: E402
+from ui import fitting, sidebar, state, url  # noqa: E402
 
 # A projector link (present=true) opens with the sidebar folded away: at 1024×768 in large
 # type it would take half the screen. Its » button brings it back.
@@ -30,7 +30,12 @@ PAGES = {
 }
 
 fitting.start_workers()  # once per server: the first forest need not wait for them
-page = st.navigation(PAGES)
-sidebar.render()
-page.run()
+page = st.navigation(PAGES, position="hidden")  # the sidebar draws the links
+url.begin_run(st.container())  # notices about the link's values go above the page
+sidebar.render(PAGES)
+try:
+    page.run()
+except state.PageStopped:
+    pass  # the page has said why it ends early
+url.end_run()
 sidebar.share_link()

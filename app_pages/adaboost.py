@@ -4,7 +4,7 @@ import streamlit as st
 
 from engine.metrics import accuracy_score, confusion_matrix
 from ui import adaboost_controls as ac
-from ui import limits, state
+from ui import limits, state, url
 from ui.take_home import take_home
 from viz import adaboost_figures as af
 from viz import tree_figures as tf
@@ -15,7 +15,7 @@ st.caption("Notation of seed 000: f̂_t is round t's weak learner and ŵ_t its w
            "then raises the α_i of the points it got wrong.")
 dataset = state.current_dataset()
 if dataset is None:
-    st.stop()
+    state.stop()
 if dataset.task != "classification":
     st.info(f"AdaBoost, as seed 000 teaches it, is a classifier: it counts wrong answers, and "
             f"**{dataset.target}** is a number to predict (regression). For a numeric target "
@@ -23,12 +23,12 @@ if dataset.task != "classification":
             f"dataset with classes in the sidebar.")
     st.page_link("app_pages/gradient_boosting.py", label="Open Gradient Boosting",
                  icon=":material/trending_down:")
-    st.stop()
+    state.stop()
 features = ac.boost_features(dataset)
 if not features:
     st.error("**AdaBoost needs numeric or categorical features**; this data has only text "
              "columns. Choose other features on the **Data** page.")
-    st.stop()
+    state.stop()
 
 style = state.style()
 with st.sidebar:
@@ -37,13 +37,13 @@ with st.sidebar:
 too_much = limits.check_work(len(dataset.y_train), params["n_estimators"], "adaboost")
 if too_much:
     st.error(too_much)
-    st.stop()
+    state.stop()
 try:
     model = ac.fit(dataset, params, features)
 except ValueError as error:
     st.error(f"**AdaBoost cannot be fitted with these settings.** {error} Try a deeper weak "
              "learner, or a target whose classes the features can tell apart.")
-    st.stop()
+    state.stop()
 key = (dataset.content_hash, tuple(sorted(params.items())))
 K, n_rounds = len(model.classes_), len(model.estimators_)
 
@@ -58,8 +58,8 @@ if K > 2:
             "ŵ_t = ½ ln((1 − ε_t)/ε_t) + ½ ln(K − 1). The ensemble predicts the class with the "
             "largest total weight Σ_t ŵ_t 1{f̂_t(x) = k}.")
 
-views = st.tabs(["Round by round", "Error vs rounds", "All stumps", "Results"], key="ab_view",
-                bind="query-params")
+views = url.bound(st.tabs, ["Round by round", "Error vs rounds", "All stumps", "Results"],
+                  key="ab_view")
 
 with views[0]:
     if views[0].open:

@@ -2,7 +2,7 @@
 import streamlit as st
 
 from ui import compare_controls as cc
-from ui import state
+from ui import state, url
 from viz import compare_figures as cf
 
 SEED_004 = {"Decision tree": 9.3, "Bagging": 5.4, "Random forest": 4.9}
@@ -12,7 +12,7 @@ st.caption("Every model on the same training and test rows. Seed 004 on spam: a 
            "on 9.3% of the test emails, bagging on 5.4%, a random forest on 4.9%.")
 dataset = state.current_dataset()
 if dataset is None:
-    st.stop()
+    state.stop()
 style, classify = state.style(), dataset.task == "classification"
 chosen, settings = cc.controls(dataset)
 if not cc.available(dataset)[1:]:
@@ -20,16 +20,15 @@ if not cc.available(dataset)[1:]:
                "columns, which this data does not have.")
 if not chosen:
     st.info("Choose at least one model above to compare.")
-    st.stop()
+    state.stop()
 entries, failures = cc.fit_all(dataset, chosen, settings)
 for name, why in failures.items():
     st.error(f"**{name} could not be fitted.** {why} Remove it from the models or change "
              "the data on the **Data** page.")
 if not entries:
-    st.stop()
+    state.stop()
 key = cc.cache_key([i for i in chosen if cc.MODELS[i] not in failures], settings)
-views = st.tabs(["Table", "Learning curves", "ROC curves"], key="cmp_view",
-                bind="query-params")
+views = url.bound(st.tabs, ["Table", "Learning curves", "ROC curves"], key="cmp_view")
 
 with views[0]:
     if views[0].open:

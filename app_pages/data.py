@@ -1,7 +1,7 @@
 """Data page: choose or upload a table, check its schema, pick the target and the split."""
 import streamlit as st
 
-from ui import data_controls, state
+from ui import data_controls, state, url
 from viz.data_charts import class_balance_figure, missing_values_figure, target_histogram
 
 st.title("Data")
@@ -18,7 +18,7 @@ data_controls.show_upload_error()
 dataset = state.current_dataset()
 frame = state.current_frame() if dataset is not None else None
 if dataset is None or frame is None:
-    st.stop()
+    state.stop()
 
 entry = state.samples().get(state.source(), {})
 st.subheader(state.source_title())
@@ -49,14 +49,15 @@ with schema_tab:
 
 st.subheader("Target and split")
 task_c, test_c, strat_c = st.columns(3)
-task_c.radio("Task", ["auto", "classification", "regression"], key="task", horizontal=True,
-             bind="query-params", help="auto: text or few whole-number values → classification; "
-                                       "many numeric values → regression.")
-test_c.slider("Test fraction", 0.1, 0.5, 0.25, 0.05, key="test", bind="query-params",
+# Kept in the URL by ui.url with the sidebar's values: every page trains on this split.
+task_c.radio("Task", url.TASKS, key="task", horizontal=True,
+             help="auto: text or few whole-number values → classification; "
+                  "many numeric values → regression.")
+test_c.slider("Test fraction", 0.1, 0.5, step=0.05, key="test",
               help="Share of rows held out to measure test error; the rest trains the models.")
-strat_c.checkbox("Stratify by class", value=True, key="strat", bind="query-params",
+strat_c.checkbox("Stratify by class", key="strat",
                  help="Keep each class's share the same in the training and the test rows.")
-if dataset.task == "classification" and not dataset.stratified and st.session_state.get("strat", True):
+if dataset.task == "classification" and not dataset.stratified and st.session_state["strat"]:
     st.caption("A class has too few rows to stratify; the split is random instead.")
 st.caption(f"Training rows: {len(dataset.y_train):,} · test rows: {len(dataset.y_test):,}")
 

@@ -2,7 +2,7 @@
 import streamlit as st
 
 from engine.metrics import accuracy_score, confusion_matrix, r2_score
-from ui import state
+from ui import state, url
 from ui import tree_controls as tc
 from ui import tree_diagram as td
 from ui.take_home import take_home
@@ -12,19 +12,18 @@ from viz.tree_dot import tree_to_dot
 st.title("Decision Tree")
 dataset = state.current_dataset()
 if dataset is None:
-    st.stop()
+    state.stop()
 style, classify = state.style(), dataset.task == "classification"
 features = tc.tree_features(dataset)
 if not features:
     st.error("A tree needs numeric or categorical features; this data has only text columns. "
              "Choose other features on the **Data** page.")
-    st.stop()
+    state.stop()
 
 with st.sidebar:
     st.subheader("Tree parameters")
     params = tc.controls(dataset)
-    all_rows = st.toggle("Fit on all rows", key="dt_all_rows", bind="query-params",
-                         help=tc.HELP["all_rows"])
+    all_rows = url.bound(st.toggle, "Fit on all rows", key="dt_all_rows", help=tc.HELP["all_rows"])
 key = (dataset.content_hash, tuple(sorted(params.items())))
 try:
     model = tc.fit_tree(dataset, *key, all_rows)
@@ -32,7 +31,7 @@ except ValueError as error:
     # the message names a parameter, or the data (a target too large to square)
     st.error(f"**This tree cannot be grown with this data and these settings.** {error} "
              "Change what is named above and the tree regrows.")
-    st.stop()
+    state.stop()
 tree = model.tree_
 X_fit, y_fit = tc.training_rows(dataset, all_rows)
 X_test, y_test = dataset.X_test[features], dataset.y_test
@@ -41,8 +40,8 @@ criterion_name = {"squared_error": "squared error"}.get(params["criterion"], par
 
 st.caption(f"{tree.node_count} nodes · {tree.n_leaves} leaves · depth {tree.max_depth} · "
            f"trained on {len(y_fit):,} rows · criterion {criterion_name}")
-views = st.tabs(["Tree", "Grow step by step", "Show your working", "Impurity", "Results",
-                 "Complexity", "Decision boundary"], key="dt_view", bind="query-params")
+views = url.bound(st.tabs, ["Tree", "Grow step by step", "Show your working", "Impurity", "Results",
+                 "Complexity", "Decision boundary"], key="dt_view")
 
 with views[0]:
     if views[0].open:
@@ -51,8 +50,7 @@ with views[0]:
             depth_limit = td.display_depth(tree, style)
         typed_col, fit_col = st.columns(2)
         followed = td.followed_row(dataset, features, row_col, typed_col)
-        fit = fit_col.toggle("Shrink to fit", key="dt_fit", bind="query-params",
-                             help=td.FIT_HELP)
+        fit = url.bound(fit_col.toggle, "Shrink to fit", key="dt_fit", help=td.FIT_HELP)
         path = td.path_of(model, followed)
         dot = tree_to_dot(model, style=style, max_depth=depth_limit, highlight_path=path,
                           missing_features=missing)
@@ -61,8 +59,8 @@ with views[0]:
         if path is not None:
             td.explain(model, followed, missing)
         if params["chi2_alpha"] is not None:
-            removed = st.expander("What χ² pruning removed", key="dt_chi2_view",
-                                  bind="query-params", on_change="rerun")
+            removed = url.bound(st.expander, "What χ² pruning removed", key="dt_chi2_view",
+                                on_change="rerun")
             if removed.open:
                 with removed:
                     td.chi2_view(dataset, key, all_rows, params["chi2_alpha"], style,
@@ -85,10 +83,11 @@ with views[2]:
 
 with views[3]:
     if views[3].open:
-        scaled = st.toggle("Scale entropy by ½ (all three curves meet at p = ½)", value=True,
-                           key="dt_scaled", bind="query-params",
-                           help="Entropy H(p) = −p log₂ p − (1−p) log₂(1−p) peaks at 1 bit; "
-                                "H/2 peaks at ½ like Gini 2p(1−p) and misclassification.")
+        scaled = url.bound(
+            st.toggle, "Scale entropy by ½ (all three curves meet at p = ½)", value=True,
+            key="dt_scaled",
+            help="Entropy H(p) = −p log₂ p − (1−p) log₂(1−p) peaks at 1 bit; "
+                 "H/2 peaks at ½ like Gini 2p(1−p) and misclassification.")
         root = tree.value[0]
         p_root = float(root[-1] / root.sum()) if classify and len(root) == 2 else None
         st.plotly_chart(tf.impurity_figure(tf.impurity_curves(scaled_entropy=scaled), p_root,

@@ -3,7 +3,7 @@ import streamlit as st
 
 from engine.metrics import accuracy_score, confusion_matrix, mean_squared_error, r2_score
 from ui import gb_controls as gc
-from ui import state
+from ui import state, url
 from ui.take_home import take_home
 from viz import gb_figures as gf
 from viz import tree_figures as tf
@@ -13,13 +13,13 @@ st.caption("Seed 004: weak trees are added one at a time, each fitted to the gra
            "loss at the current strong model: Sₜ₊₁ = Sₜ − ν wₜ.")
 dataset = state.current_dataset()
 if dataset is None:
-    st.stop()
+    state.stop()
 style, classify = state.style(), dataset.task == "classification"
 features = gc.features(dataset)
 if not features:
     st.error("**Boosting needs numeric or categorical features**; this data has only text "
              "columns. Choose other features on the **Data** page.")
-    st.stop()
+    state.stop()
 
 with st.sidebar:
     st.subheader("Boosting parameters")
@@ -36,11 +36,11 @@ def full_model():
     except ValueError as error:
         st.error(f"**These settings cannot be fitted.** {error} Change the parameter named "
                  "above in the sidebar.")
-        st.stop()
+        state.stop()
 
 
-views = st.tabs(["Round by round (one feature)", "Shrinkage", "Importance", "Classification",
-                 "Results"], key="gb_view", bind="query-params")
+views = url.bound(st.tabs, ["Round by round (one feature)", "Shrinkage", "Importance",
+                           "Classification", "Results"], key="gb_view")
 
 with views[0]:
     if views[0].open:
@@ -54,8 +54,8 @@ with views[1]:
         st.markdown(f"The same model ({T} rounds, depth {params['max_depth']}) with "
                     f"ν = {', '.join(f'{nu:g}' for nu in nus)}. Dashed: training, solid: test; "
                     f"the loss is the {loss_name}.")
-        if st.toggle("Fit the three models and draw their loss", key="gb_shrink",
-                     bind="query-params", help="Three fits of T rounds each; cached once done."):
+        if url.bound(st.toggle, "Fit the three models and draw their loss", key="gb_shrink",
+                     help="Three fits of T rounds each; cached once done."):
             curves = gc.shrinkage_curves(dataset, model_params)
             st.plotly_chart(gf.shrinkage_figure(curves, loss_name, style), width="stretch")
             st.dataframe(gf.shrinkage_table(curves), hide_index=True)
@@ -70,8 +70,8 @@ with views[2]:
                         width="stretch")
         st.caption("Impurity importance: each split's decrease of the squared error of the "
                    "pseudo-residuals, summed over all trees, normalised to sum 1.")
-        if st.toggle("Permutation importance on the test set", key="gb_perm",
-                     bind="query-params", help=gc.HELP["permutation"]):
+        if url.bound(st.toggle, "Permutation importance on the test set", key="gb_perm",
+                     help=gc.HELP["permutation"]):
             table = gc.permutation(model, dataset, dataset.content_hash, model_key)
             st.plotly_chart(gf.permutation_figure(table, style), width="stretch")
             st.caption(f"Bars: mean drop of the test {'accuracy' if classify else 'R²'} over "

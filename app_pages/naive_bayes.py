@@ -3,7 +3,7 @@ import streamlit as st
 
 from engine.data import DataError
 from ui import nb_controls as nb
-from ui import state
+from ui import state, url
 from ui.take_home import plain, take_home
 from viz import nb_figures as nf
 
@@ -13,13 +13,13 @@ st.caption("Posterior = prior × likelihood / evidence, with the naive assumptio
 
 dataset = state.current_dataset()
 if dataset is None:
-    st.stop()
+    state.stop()
 if dataset.task != "classification":
     st.warning(f"Naive Bayes needs a categorical target, but **{dataset.target}** is a number "
                "to predict (regression). Choose a classification dataset in the sidebar, such "
                "as PlayTennis, Iris or the restaurant reviews, or pick a target column with "
                "a few classes.")
-    st.stop()
+    state.stop()
 
 style = state.style()
 first, second, third = st.columns(3, gap="medium")
@@ -29,12 +29,12 @@ with third:
 problem = nb.variant_problem(spec.variant, dataset)
 if problem:
     st.error(problem)
-    st.stop()
+    state.stop()
 try:
     fitted = nb.fit(dataset, spec)
 except (ValueError, DataError) as error:
     st.error(f"**This model cannot be fitted here.** {error} Try another variant or α > 0.")
-    st.stop()
+    state.stop()
 model, views = fitted.model, nf.feature_views(fitted.model)
 if spec.variant == "categorical" and nb.numeric_columns(dataset):
     st.caption("Categorical on numbers: every distinct value is its own category, so a value "
@@ -101,8 +101,8 @@ with tabs["Accuracy"]:
 if texts:
     with tabs["Text"]:
         column = st.selectbox("Text column", texts, key="nb_text_column") if len(texts) > 1 else texts[0]
-        text = st.text_input("Type a sentence and press Enter", nb.DEFAULT_SENTENCE, key="nb_text",
-                             bind="query-params")
+        text = url.bound(st.text_input, "Type a sentence and press Enter", nb.DEFAULT_SENTENCE,
+                         key="nb_text")
         vocabulary, multinomial, bernoulli = nb.text_models(dataset, column, spec.alpha)
         counts = vocabulary.transform([text])
         tables = {"Multinomial": nf.word_table(vocabulary, multinomial.feature_log_prob_,

@@ -3,7 +3,7 @@ import streamlit as st
 
 from engine.metrics import accuracy_score, confusion_matrix, r2_score
 from ui import forest_controls as fc
-from ui import state
+from ui import state, url
 from ui.stepper import stepped
 from ui.take_home import take_home
 from viz import forest_figures as ff
@@ -13,13 +13,13 @@ from viz.tree_dot import chart_css, tree_to_dot
 st.title("Random Forest")
 dataset = state.current_dataset()
 if dataset is None:
-    st.stop()
+    state.stop()
 style, classify = state.style(), dataset.task == "classification"
 features = fc.forest_features(dataset)
 if not features:
     st.error("**A forest needs numeric or categorical features**; this data has only text "
              "columns. Choose other features on the **Data** page.")
-    st.stop()
+    state.stop()
 
 with st.sidebar:
     st.subheader("Forest parameters")
@@ -31,14 +31,14 @@ error_label = ff.error_name(classify)
 st.caption(f"{B} trees · m = {m} of p = {p} features per split"
            f"{' (bagging: m = p)' if m == p else ''} · {len(dataset.y_train):,} training rows, "
            f"{len(y_test):,} test rows")
-views = st.tabs(["OOB error", "Effect of m", "Importance", "Inside the forest", "Results"],
-                key="rf_view", bind="query-params")
+views = url.bound(st.tabs, ["OOB error", "Effect of m", "Importance", "Inside the forest",
+                           "Results"], key="rf_view")
 
 bar_place = next((view for view in views if view.open), views[0])  # the progress bar's place
 if views[0].open:
     with views[0]:
-        compare = st.toggle("Compare with bagging (the same trees with m = p)", key="rf_bagging",
-                            bind="query-params", disabled=m == p)
+        compare = url.bound(st.toggle, "Compare with bagging (the same trees with m = p)",
+                            key="rf_bagging", disabled=m == p)
         bar_place = st.container()  # above the curve: in sight at 1024×768 in large type
         curve_place = st.empty()
         if not fc.is_grown(dataset, params):
@@ -54,7 +54,7 @@ with bar_place:
             curve_place.empty()
         st.error(f"**This forest cannot be grown with these settings.** {error} "
                  "Change the parameter named above and the forest regrows.")
-        st.stop()
+        state.stop()
 fc.prefetch_importance(forest, dataset, params)  # in the workers while this page draws
 
 with views[0]:
@@ -94,11 +94,11 @@ with views[2]:
 with views[3]:
     if views[3].open:
         shown, picked = st.columns(2)
-        depth = shown.number_input("Draw each tree down to depth", 1, 30, 3, key="rf_show_depth",
-                                   bind="query-params",
-                                   help="Deeper nodes fold into a dashed “… n more nodes” box.")
-        row = picked.number_input(f"Votes for test row (0–{len(y_test) - 1})", 0,
-                                  max(len(y_test) - 1, 0), 0, key="rf_row", bind="query-params")
+        depth = url.bound(shown.number_input, "Draw each tree down to depth", 1, 30, 3,
+                          key="rf_show_depth",
+                          help="Deeper nodes fold into a dashed “… n more nodes” box.")
+        row = url.bound(picked.number_input, f"Votes for test row (0–{len(y_test) - 1})", 0,
+                        max(len(y_test) - 1, 0), 0, key="rf_row")
         missing = [j for j, c in enumerate(features) if dataset.X_train[c].isna().any()]
 
         def draw_tree(b: int) -> None:

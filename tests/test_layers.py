@@ -49,3 +49,27 @@ def test_no_pickle_or_eval_of_user_data_in_app_code():
             calls = {n.func.id for n in ast.walk(tree)
                      if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
             assert not calls & {"eval", "exec"}, f
+
+
+def _calls(path: Path) -> set[str]:
+    """Dotted names of what a file calls (``st.stop``) and the keywords it passes."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call):
+            names.add(ast.unparse(node.func))
+            names.update(f"{kw.arg}=" for kw in node.keywords if kw.arg)
+    return names
+
+
+@pytest.mark.parametrize("layer", ["ui", "app_pages"])
+def test_one_owner_of_the_url(layer):
+    """Every value a link carries goes through ui/url.py: no widget is bound to the URL by
+    Streamlit (its binding belongs to one page and leaves on a page switch), no code but
+    ui/url.py writes the query, and no page ends with st.stop() (after it the URL could
+    not be written)."""
+    for path in sorted((ROOT / layer).rglob("*.py")):
+        if path.name == "url.py":
+            continue
+        calls, text = _calls(path), path.read_text(encoding="utf-8")
+        assert "bind=" not in calls and "st.stop" not in calls, path
+        assert "st.query_params[" not in text and "st.query_params.from_dict" not in text, path

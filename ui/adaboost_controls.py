@@ -22,6 +22,8 @@ from ui.stepper import stepped
 from ui.tree_controls import tree_features
 from viz import adaboost_figures as af
 
+from . import url
+
 HELP = {
     "rounds": "T, the number of boosting rounds: the ensemble is "
               "F̂(x) = sign(Σ_{t=1..T} ŵ_t f̂_t(x)) (seed 000, 8.25). Boosting stops early if a "
@@ -50,13 +52,12 @@ def controls() -> dict:
     """Draw the boosting parameters; returns AdaBoostClassifier's keyword arguments (minus
     the weak learner, which ``estimator`` builds from ``max_depth``)."""
     return {
-        "n_estimators": st.number_input("Rounds T", 1, 500, 50, key="ab_rounds",
-                                        bind="query-params", help=HELP["rounds"]),
-        "learning_rate": st.number_input("Learning rate η", 0.01, 2.0, 1.0, step=0.1,
-                                         key="ab_lr", bind="query-params",
-                                         help=HELP["learning_rate"]),
-        "max_depth": st.number_input("Weak learner depth", 1, 5, 1, key="ab_depth",
-                                     bind="query-params", help=HELP["max_depth"]),
+        "n_estimators": url.bound(st.number_input, "Rounds T", 1, 500, 50, key="ab_rounds",
+                                  help=HELP["rounds"]),
+        "learning_rate": url.bound(st.number_input, "Learning rate η", 0.01, 2.0, 1.0, step=0.1,
+                                   key="ab_lr", help=HELP["learning_rate"]),
+        "max_depth": url.bound(st.number_input, "Weak learner depth", 1, 5, 1, key="ab_depth",
+                               help=HELP["max_depth"]),
         "random_state": int(st.session_state.get("seed", 0) or 0),
     }
 
@@ -118,22 +119,10 @@ def pair_controls(dataset: Dataset) -> tuple[str, str]:
     """Two numeric features to draw (default: the first two); bound to the URL."""
     numeric = numeric_features(dataset)
     first, second = st.columns(2)
-    _drop_unknown("ab_x", numeric)
-    a = first.selectbox("x axis", numeric, index=0, key="ab_x", bind="query-params",
-                        help=HELP["pair"])
+    a = url.bound(first.selectbox, "x axis", numeric, index=0, key="ab_x", help=HELP["pair"])
     others = [c for c in numeric if c != a]
-    _drop_unknown("ab_y", others)
-    b = second.selectbox("y axis", others, index=0, key="ab_y", bind="query-params",
-                         help=HELP["pair"])
+    b = url.bound(second.selectbox, "y axis", others, index=0, key="ab_y", help=HELP["pair"])
     return a, b
-
-
-def _drop_unknown(key: str, options: list[str]) -> None:
-    """A column from another dataset or a hand-edited link: fall back to the default."""
-    if key in st.session_state and st.session_state[key] not in options:
-        del st.session_state[key]
-    if key in st.query_params and st.query_params[key] not in options:
-        del st.query_params[key]
 
 
 def round_view(dataset: Dataset, model, params: dict, features: list[str], style) -> None:
@@ -144,9 +133,10 @@ def round_view(dataset: Dataset, model, params: dict, features: list[str], style
     if len(numeric) >= 2:
         pair = pair_controls(dataset)
         pair_model = model if list(pair) == features else fit(dataset, params, list(pair))
-        if pair_model is not model and st.radio(
-                "Points, × marks and split line from the model on", SOURCES, key="ab_source",
-                horizontal=True, bind="query-params", help=HELP["source"]) == SOURCES[1]:
+        source = SOURCES[0] if pair_model is model else url.bound(
+            st.radio, "Points, × marks and split line from the model on", SOURCES,
+            key="ab_source", horizontal=True, help=HELP["source"])
+        if source == SOURCES[1]:
             shown, shown_columns = pair_model, list(pair)
         X2 = dataset.X_train[list(pair)]
         grid = staged_grid(pair_model, dataset.content_hash, tuple(sorted(params.items())),

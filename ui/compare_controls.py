@@ -33,6 +33,8 @@ from ui.tree_controls import tree_features
 from viz import compare_figures as cf
 from viz.compare_figures import Entry, model_error
 
+from . import url
+
 #: URL id → display name (the names of viz.compare_figures.MODEL_NAMES).
 MODELS = {"nb": "Naive Bayes", "tree": "Decision tree", "pruned": "Pruned tree (CV)",
           "bagging": "Bagging", "forest": "Random forest", "adaboost": "AdaBoost",
@@ -85,17 +87,17 @@ def controls(dataset: Dataset) -> tuple[list[str], Settings]:
     """The model multiselect and (in the sidebar) B and T; returns (chosen ids, settings)."""
     options = available(dataset)
     # Bound to the URL by display name; names not offered here are dropped by Streamlit.
-    chosen = st.multiselect("Models", options, default=options, key="cmp_models",
-                            format_func=MODELS.get, bind="query-params", help=HELP["models"])
+    chosen = url.bound(st.multiselect, "Models", options, default=options, key="cmp_models",
+                       format_func=MODELS.get, help=HELP["models"])
     with st.sidebar:
         st.subheader("Ensemble sizes")
         settings = Settings(
-            int(st.number_input("Trees B (bagging, forest)", 1, 1000, 100, key="cmp_b",
-                                bind="query-params", help=HELP["n_trees"])),
-            int(st.number_input("Rounds T (AdaBoost)", 1, 2000, 200, key="cmp_t_ada",
-                                bind="query-params", help=HELP["ada_rounds"])),
-            int(st.number_input("Rounds T (gradient boosting)", 1, 2000, 100, key="cmp_t_gb",
-                                bind="query-params", help=HELP["gb_rounds"])))
+            int(url.bound(st.number_input, "Trees B (bagging, forest)", 1, 1000, 100, key="cmp_b",
+                          help=HELP["n_trees"])),
+            int(url.bound(st.number_input, "Rounds T (AdaBoost)", 1, 2000, 200, key="cmp_t_ada",
+                          help=HELP["ada_rounds"])),
+            int(url.bound(st.number_input, "Rounds T (gradient boosting)", 1, 2000, 100,
+                          key="cmp_t_gb", help=HELP["gb_rounds"])))
     return [i for i in options if i in chosen], settings
 
 

@@ -20,6 +20,8 @@ from ui.tree_controls import tree_features
 from viz import forest_figures as ff
 from viz import tree_figures as tf
 
+from . import url
+
 #: The m sweep fits one forest per m with at most this many trees (half as many when the
 #: training table has more cells than SWEEP_CELLS).
 SWEEP_TREES, SWEEP_CELLS = 50, 50_000
@@ -54,45 +56,35 @@ def default_m(task: str, p: int) -> int:
     return ff.m_marks(p)["√p" if task == "classification" else "p/3"]
 
 
-def _clamped(key: str, low: int, high: int, default: int, marker: object) -> None:
-    """Put a valid value under ``key`` before its widget is drawn.
-
-    A value from the session or the URL is clamped to ``low..high``; when the data
-    changed (``marker`` differs from the one stored), the default comes back.
-    """
-    marker_key = f"_{key}_for"
-    value = st.session_state.get(key)
-    if marker_key in st.session_state and st.session_state[marker_key] != marker:
-        value = default
-    if value is None:
-        try:
-            value = int(st.query_params.get(key, default))
-        except (TypeError, ValueError):
-            value = default  # a hand-edited link: fall back
-    st.session_state[key] = int(min(max(value, low), high))
-    st.session_state[marker_key] = marker
+def _afresh_for(key: str, data: object) -> None:
+    """A value chosen for other data starts again from its default, which depends on the
+    data (m on p); a value from a link or Back is the one asked for."""
+    marker = f"_{key}_for"
+    if st.session_state.get(marker, data) != data and not url.came_from_outside():
+        st.session_state.pop(key, None)
+    st.session_state[marker] = data
 
 
 def controls(dataset: Dataset) -> dict:
     """Draw the forest's controls; returns its parameters (keyword arguments)."""
     p, task = len(forest_features(dataset)), dataset.task
     marks = ff.m_marks(p)
-    _clamped("rf_trees", 1, 500, 100, None)
-    n_estimators = st.number_input("Number of trees B", 1, 500, key="rf_trees",
-                                   bind="query-params", help=HELP["n_estimators"])
-    _clamped("rf_m", 1, p, default_m(task, p), (p, task))
-    max_features = st.slider(
+    n_estimators = url.bound(st.number_input, "Number of trees B", 1, 500, 100, key="rf_trees",
+                             help=HELP["n_estimators"])
+    _afresh_for("rf_m", (p, task))
+    max_features = url.bound(
+        st.slider,
         f"m: features per split (√p = {marks['√p']}, p/3 = {marks['p/3']}, p = {p} is bagging)",
-        1, max(p, 2), key="rf_m", bind="query-params", help=HELP["max_features"],
+        1, max(p, 2), default_m(task, p), key="rf_m", help=HELP["max_features"],
         disabled=p == 1)
-    max_depth = st.number_input("Max depth", 1, 60, value=None, key="rf_max_depth",
-                                placeholder="no limit", bind="query-params",
-                                help=HELP["max_depth"])
-    _clamped("rf_min_leaf", 1, 1000, 1 if task == "classification" else 5, task)
-    min_leaf = st.number_input("Min samples per leaf", 1, 1000, key="rf_min_leaf",
-                               bind="query-params", help=HELP["min_samples_leaf"])
-    bootstrap = st.toggle("Bootstrap samples", value=True, key="rf_bootstrap",
-                          bind="query-params", help=HELP["bootstrap"])
+    max_depth = url.bound(st.number_input, "Max depth", 1, 60, value=None, key="rf_max_depth",
+                          placeholder="no limit", help=HELP["max_depth"])
+    _afresh_for("rf_min_leaf", task)
+    min_leaf = url.bound(st.number_input, "Min samples per leaf", 1, 1000,
+                         1 if task == "classification" else 5, key="rf_min_leaf",
+                         help=HELP["min_samples_leaf"])
+    bootstrap = url.bound(st.toggle, "Bootstrap samples", value=True, key="rf_bootstrap",
+                          help=HELP["bootstrap"])
     return {"n_estimators": int(n_estimators), "max_features": int(min(max_features, p)),
             "max_depth": max_depth, "min_samples_leaf": int(min_leaf),
             "bootstrap": bool(bootstrap), "oob_score": bool(bootstrap),
@@ -209,8 +201,8 @@ def sweep_view(dataset: Dataset, params: dict, style) -> None:
     p = len(forest_features(dataset))
     grid = tuple(m_grid(p, params["max_features"]))
     n_trees = sweep_trees(dataset, params["n_estimators"])
-    if not st.toggle(f"Fit one forest of {n_trees} trees for each m in {list(grid)}",
-                     key="rf_m_run", bind="query-params",
+    if not url.bound(st.toggle, f"Fit one forest of {n_trees} trees for each m in {list(grid)}",
+                     key="rf_m_run",
                      help="Each point is its own forest; fewer trees than above keep it quick."):
         return
     swept = {**params, "n_estimators": n_trees}
@@ -227,11 +219,11 @@ def sweep_view(dataset: Dataset, params: dict, style) -> None:
 
 def importance_view(dataset: Dataset, params: dict, style) -> None:
     """OOB permutation importance beside impurity importance, optionally with noise."""
-    noise = st.toggle(f"Add a column of random noise (“{NOISE}”, N(0, 1), all values distinct)",
-                      key="rf_noise", bind="query-params",
-                      help="A feature that carries no information. Impurity importance still "
-                           "credits it (it offers many thresholds to split on); permutation "
-                           "importance stays near 0.")
+    noise = url.bound(
+        st.toggle, f"Add a column of random noise (“{NOISE}”, N(0, 1), all values distinct)",
+        key="rf_noise", help="A feature that carries no information. Impurity importance still "
+                             "credits it (it offers many thresholds to split on); permutation "
+                             "importance stays near 0.")
     forest = fit_forest(dataset, params, noise=noise, what="the forest with the noise column"
                         if noise else "trees")
     impurity = ff.impurity_importance_table(forest)
@@ -277,9 +269,8 @@ def boundary_view(dataset: Dataset, params: dict, style) -> None:
         st.info("The decision boundary needs two numeric features; this data has fewer.")
         return
     first, second = st.columns(2)
-    a = first.selectbox("x axis", numeric, index=0, key="rf_bx", bind="query-params")
-    b = second.selectbox("y axis", [c for c in numeric if c != a], index=0, key="rf_by",
-                         bind="query-params")
+    a = url.bound(first.selectbox, "x axis", numeric, index=0, key="rf_bx")
+    b = url.bound(second.selectbox, "y axis", [c for c in numeric if c != a], index=0, key="rf_by")
     try:
         grid = pair_grid(dataset, *cache_key(dataset, params), (a, b))
     except ValueError as error:

@@ -20,6 +20,8 @@ from ui.stepper import stepped
 from ui.tree_controls import tree_features
 from viz import gb_figures as gf
 
+from . import url
+
 #: Loss names in the URL and the selectbox → the engine's names.
 LOSSES = {"squared": "squared_error", "absolute": "absolute_error", "huber": "huber"}
 SHRINKAGE_VALUES = (1.0, 0.1, 0.01)
@@ -60,19 +62,18 @@ def numeric_features(dataset: Dataset) -> list[str]:
 def controls(dataset: Dataset) -> tuple[dict, str]:
     """Draw the parameter controls; returns (boosting parameters, regression loss)."""
     params = {
-        "n_estimators": int(st.number_input("Rounds T", 1, 1000, 100, key="gb_rounds",
-                                            bind="query-params", help=HELP["rounds"])),
-        "learning_rate": float(st.number_input("Learning rate ν", 0.001, 1.0, 0.1, step=0.01,
-                                               format="%.3f", key="gb_nu", bind="query-params",
-                                               help=HELP["nu"])),
-        "max_depth": int(st.number_input("Tree depth", 1, 10, 3, key="gb_depth",
-                                         bind="query-params", help=HELP["depth"])),
-        "subsample": float(st.slider("Subsample", 0.1, 1.0, 1.0, 0.05, key="gb_subsample",
-                                     bind="query-params", help=HELP["subsample"])),
+        "n_estimators": int(url.bound(st.number_input, "Rounds T", 1, 1000, 100, key="gb_rounds",
+                                      help=HELP["rounds"])),
+        "learning_rate": float(url.bound(st.number_input, "Learning rate ν", 0.001, 1.0, 0.1,
+                                         step=0.01, format="%.3f", key="gb_nu", help=HELP["nu"])),
+        "max_depth": int(url.bound(st.number_input, "Tree depth", 1, 10, 3, key="gb_depth",
+                                   help=HELP["depth"])),
+        "subsample": float(url.bound(st.slider, "Subsample", 0.1, 1.0, 1.0, 0.05,
+                                     key="gb_subsample", help=HELP["subsample"])),
         "random_state": int(st.session_state.get("seed") or 0),
     }
-    loss = st.selectbox("Loss (numeric target)", list(LOSSES), key="gb_loss",
-                        bind="query-params", help=HELP["loss"])
+    loss = url.bound(st.selectbox, "Loss (numeric target)", list(LOSSES), key="gb_loss",
+                     help=HELP["loss"])
     if dataset.task == "classification":
         st.caption("Class target: the model uses the log loss; the loss above applies to the "
                    "one-feature picture.")
@@ -202,14 +203,12 @@ def round_view(dataset: Dataset, params: dict, loss: str, style) -> None:
                 "The other tabs use every feature.")
         return
     pick, focus = st.columns(2)
-    feature = pick.selectbox("Feature x", numeric, key="gb_x", bind="query-params",
-                             help=HELP["feature"])
+    feature = url.bound(pick.selectbox, "Feature x", numeric, key="gb_x", help=HELP["feature"])
     positive = None
     if dataset.task == "classification":
         names = [str(c) for c in dataset.class_names]
-        positive = focus.selectbox("Class c (the target is 1[y = c])", names,
-                                   index=min(1, len(names) - 1), key="gb_class",
-                                   bind="query-params", help=HELP["class"])
+        positive = url.bound(focus.selectbox, "Class c (the target is 1[y = c])", names,
+                             index=min(1, len(names) - 1), key="gb_class", help=HELP["class"])
     key = (dataset.content_hash, tuple(sorted({**params, "loss": loss}.items())), feature,
            positive)
     try:
@@ -247,9 +246,8 @@ def classification_view(dataset: Dataset, model, model_key: tuple, style) -> Non
         st.info("The decision boundary needs two numeric features; this data has fewer.")
         return
     first, second = st.columns(2)
-    a = first.selectbox("x axis", numeric, index=0, key="gb_fx", bind="query-params")
-    b = second.selectbox("y axis", [c for c in numeric if c != a], index=0, key="gb_fy",
-                         bind="query-params")
+    a = url.bound(first.selectbox, "x axis", numeric, index=0, key="gb_fx")
+    b = url.bound(second.selectbox, "y axis", [c for c in numeric if c != a], index=0, key="gb_fy")
     pair = (a, b)
     classes = fit_pair(dataset, dataset.content_hash, model_key, pair).classes_
     train, y_train = _at_most(dataset.X_train[list(pair)], dataset.y_train, MAX_POINTS)

@@ -16,6 +16,8 @@ from engine.metrics import confusion_matrix
 from engine.naive_bayes import BernoulliNB, CategoricalNB, GaussianNB, MixedNB, MultinomialNB
 from engine.text import Vocabulary
 
+from . import url
+
 VARIANTS = {
     "auto": "Auto (by column kind)",
     "gaussian": "Gaussian",
@@ -116,27 +118,27 @@ def text_models(dataset: Dataset, column: str, alpha: float):
 
 def controls(dataset: Dataset, first, second) -> Spec:
     """The model's widgets in two containers (variant | α and bins); returns the Spec."""
-    variant = first.selectbox(
-        "Variant", list(VARIANTS), key="nb_variant", bind="query-params",
+    variant = url.bound(
+        first.selectbox, "Variant", list(VARIANTS), key="nb_variant",
         help="auto: categorical columns are counted, numeric ones Gaussian (or binned), "
              "text is a bag of words. The others force one likelihood on every column: "
              "gaussian (numbers), categorical (values), multinomial (counts), bernoulli "
              "(present or absent).")
-    alpha = second.slider(
-        "Smoothing α", 0.0, 5.0, 1.0, 0.1, key="nb_alpha", bind="query-params",
+    alpha = url.bound(
+        second.slider, "Smoothing α", 0.0, 5.0, 1.0, 0.1, key="nb_alpha",
         help="θ = (count + α) / (N_q + α k): the MAP estimate with a Dirichlet prior, k the "
              "number of values. α = 1 is Laplace smoothing; α = 0 is the plain count "
              "fraction, and a value never seen with a class then makes that class impossible.")
     numeric, n_bins = "gaussian", 5
     if variant == "auto" and numeric_columns(dataset):
-        numeric = first.radio(
-            "Numeric columns", ["gaussian", "binned"], key="nb_numeric", horizontal=True,
-            bind="query-params",
+        numeric = url.bound(
+            first.radio, "Numeric columns", ["gaussian", "binned"], key="nb_numeric",
+            horizontal=True,
             help="gaussian: P(x_j | c) = N(x_j; μ_jc, σ²_jc). binned: cut into equal-frequency "
                  "bins and counted like categories (seed 003, method 1).")
         if numeric == "binned":
-            n_bins = second.slider("Bins", 2, 20, 5, key="nb_bins", bind="query-params",
-                                   help="Number of equal-frequency bins per numeric column.")
+            n_bins = url.bound(second.slider, "Bins", 2, 20, 5, key="nb_bins",
+                               help="Number of equal-frequency bins per numeric column.")
     return Spec(variant, float(alpha), numeric, int(n_bins))
 
 

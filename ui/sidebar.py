@@ -11,7 +11,7 @@ import streamlit as st
 
 from engine.data import DataError
 
-from . import state
+from . import state, url
 
 #: Session key of the "Link to this view" expander (open or not); not part of the link.
 SHARE_OPEN = "share_open"
@@ -40,33 +40,38 @@ def _dataset_label(name: str) -> str:
     return state.samples()[name]["title"]
 
 
-def render() -> None:
-    """Draw the shared sidebar (called by app.py before the page runs)."""
+def render(pages: dict[str, list[st.Page]]) -> None:
+    """Draw the shared sidebar (called by app.py before the page runs).
+
+    ``ui.url`` keeps its values in the URL; the links to the pages carry them, so a
+    page switch is one entry in the browser's history that already holds the view.
+    """
+    url.resolve_shared()
     names = [*state.samples(), state.UPLOAD]
+    navigation = st.sidebar.container()
     with st.sidebar:
-        _seed_source_from_url(names)
         st.selectbox("Dataset", names, key="data", format_func=_dataset_label,
                      on_change=_reset_target,
                      help="A bundled dataset, or the file you uploaded on the Data page.")
-        # Synced by hand rather than bound: a bound selectbox would put the long title in
-        # the URL, and links should read ?data=playtennis.
-        st.query_params["data"] = st.session_state["data"]
         _target_select()
-        st.number_input("Random seed", min_value=0, max_value=2**31 - 1, value=0, step=1,
-                        key="seed", bind="query-params",
+        st.number_input("Random seed", min_value=0, max_value=2**31 - 1, step=1, key="seed",
                         help="Fixes the train/test split and every random choice of the "
                              "models: the same seed gives the same picture.")
-        st.toggle("Presentation mode", key="present", bind="query-params",
+        st.toggle("Presentation mode", key="present",
                   help="Large type and thick lines for a classroom projector.")
+    _navigation(navigation, pages)
     if state.presentation():
         st.markdown(PRESENTATION_CSS, unsafe_allow_html=True)  # constant CSS, no user text
 
 
-def _seed_source_from_url(names: list[str]) -> None:
-    if st.session_state.get("data") in names:
-        return
-    wanted = st.query_params.get("data")
-    st.session_state["data"] = wanted if wanted in names else state.DEFAULT_SAMPLE
+def _navigation(box, pages: dict[str, list[st.Page]]) -> None:
+    query = url.shared_query()
+    with box:
+        for section, entries in pages.items():
+            st.caption(section)
+            for page in entries:
+                st.page_link(page, query_params=query, width="stretch")
+        st.divider()
 
 
 def _target_select() -> None:
@@ -78,22 +83,41 @@ def _target_select() -> None:
         st.caption("Target: upload a file on the Data page.")
         return
     columns = [str(c) for c in frame.columns]
-    if st.session_state.get("target") not in columns:
-        st.session_state["target"] = state.default_target(frame)
-    st.selectbox("Target column", columns, key="target", bind="query-params",
+    url.resolve_target(columns, state.default_target(frame))
+    st.selectbox("Target column", columns, key="target",
                  help="The column the models learn to predict.")
+
+
+#: Session key of the query the open "Link to this view" box was built from.
+_SHARED_QUERY = "share_query"
+
+
+def _current_query() -> str:
+    return urlencode({key: st.query_params.get_all(key) for key in st.query_params}, doseq=True)
 
 
 def share_link() -> None:
     """A link to exactly this view, to copy (drawn after the page, so its state is in)."""
     base = (st.context.url or "").split("?")[0]  # no URL outside a browser (AppTest)
-    query = urlencode({key: st.query_params.get_all(key) for key in st.query_params}, doseq=True)
+    query = _current_query()
     link = f"{base}?{query}" if query else base
     # Drawn only while open: the code block's highlighter is the largest script a first
     # visit would otherwise fetch and parse (≈ 0.2 s of a 3 s first render here).
     box = st.sidebar.expander("Link to this view", icon=":material/link:", key=SHARE_OPEN,
                               on_change="rerun")
+    # Set at the end of a full run: a fragment that reruns alone compares against it.
+    st.session_state[_SHARED_QUERY] = query if box.open else None
     if box.open:
         box.code(link, language=None, wrap_lines=True)
         box.caption("Copy it with the icon at its right. Opened in any browser it shows this "
                     "view; an uploaded file has to be uploaded again.")
+
+
+def refresh_link() -> None:
+    """In a fragment (a step, a round): rerun the whole app when the open link box no
+    longer holds the current view, so the link offered is always this view's."""
+    if url.in_full_run():
+        return  # the box is drawn afresh at the end of this run
+    shown = st.session_state.get(_SHARED_QUERY)
+    if shown is not None and shown != _current_query():
+        st.rerun(scope="app")

@@ -2,9 +2,10 @@
 
 What lives where:
 
-* The URL (``bind="query-params"`` widgets): ``data`` (sample name or ``upload``),
-  ``target``, ``seed``, ``present``, and the Data page's ``test`` / ``strat`` / ``task``.
-  A copied link therefore reopens the same sample, target and split.
+* The URL, owned by ``ui.url``: the values every page shares (``data``, ``target``,
+  ``seed``, ``present`` and the Data page's ``test`` / ``strat`` / ``task``) and each
+  page's own controls. A copied link reopens the same sample, target, split and view,
+  and Back / Forward restore them.
 * ``st.session_state``: the uploaded file's bytes (never in a global: every session
   has its own) and the per-column overrides made on the Data page.
 * Streamlit caches, keyed by content: parsed samples, parsed uploads (by their bytes)
@@ -162,3 +163,17 @@ def presentation() -> bool:
 def style() -> Style:
     """The figure style of this session: presentation mode or normal."""
     return Style.presentation() if presentation() else Style()
+
+
+
+class PageStopped(Exception):
+    """Raised by :func:`stop`; app.py catches it after the page."""
+
+
+def stop() -> None:
+    """End the page here, after the message it has shown.
+
+    Pages call this rather than ``st.stop()``: after that nothing more can be drawn or
+    written in the run, and app.py still writes the URL and the link after the page.
+    """
+    raise PageStopped

@@ -3,13 +3,17 @@
 A slider, ◀ ▶ buttons and a play button. The stepped view is drawn inside a fragment, so
 moving one step reruns that view only, not the whole page; while playing, the fragment
 reruns itself every ``interval`` seconds and advances one step, stopping at the end. The
-step is bound to the URL query parameter named ``key``, so a link reopens the same step.
+step is kept in the URL under ``key`` (by ``ui.url``), so a link reopens the same step; it
+is written there on each step, but not while playing, so Back is not one entry a frame.
 """
 from __future__ import annotations
 
 from collections.abc import Callable
 
 import streamlit as st
+
+from . import url
+from .sidebar import refresh_link
 
 
 def stepped(draw: Callable[[int], None], *, first: int, last: int, key: str, label: str,
@@ -26,32 +30,20 @@ def stepped(draw: Callable[[int], None], *, first: int, last: int, key: str, lab
     interval : seconds between two steps while playing.
     """
     playing_key = f"{key}_playing"
-    _clamp(key, first, last, first if default is None else default)
+    default = first if default is None else int(min(max(default, first), last))
     playing = bool(st.session_state.get(playing_key)) and last > first
 
     @st.fragment(run_every=interval if playing else None)
     def view() -> None:
         if st.session_state.get(playing_key):
             _advance(key, playing_key, last)
-        step = _controls(key, playing_key, first, last, label)
+        step = _controls(key, playing_key, first, last, label, default)
+        if not url.in_full_run() and not st.session_state.get(playing_key):
+            url.write([key])  # a full run writes the URL at its end
+            refresh_link()  # the open "Link to this view" box follows the step
         draw(step)
 
     view()
-
-
-def _clamp(key: str, first: int, last: int, default: int) -> None:
-    value = st.session_state.get(key)
-    if value is None:
-        value = _from_url(key, default)
-    st.session_state[key] = int(min(max(value, first), last))
-
-
-def _from_url(key: str, default: int) -> int:
-    # A hand-edited link may hold anything: a number is clamped, anything else ignored.
-    try:
-        return int(st.query_params.get(key, default))
-    except (TypeError, ValueError):
-        return default
 
 
 def _advance(key: str, playing_key: str, last: int) -> None:
@@ -61,7 +53,8 @@ def _advance(key: str, playing_key: str, last: int) -> None:
     st.session_state[key] += 1
 
 
-def _controls(key: str, playing_key: str, first: int, last: int, label: str) -> int:
+def _controls(key: str, playing_key: str, first: int, last: int, label: str,
+              default: int) -> int:
     if last <= first:
         st.caption(f"{label}: {first} (there is only one step).")
         return first
@@ -81,7 +74,7 @@ def _controls(key: str, playing_key: str, first: int, last: int, label: str) -> 
                 help="One step back", disabled=playing, width="stretch")
     forward.button("▶", key=f"{key}_fwd", on_click=_move, args=(key, 1, first, last),
                    help="One step forward", disabled=playing, width="stretch")
-    return slider.slider(label, first, last, key=key, bind="query-params", disabled=playing)
+    return url.bound(slider.slider, label, first, last, default, key=key, disabled=playing)
 
 
 def _move(key: str, delta: int, first: int, last: int) -> None:

@@ -18,6 +18,8 @@ from engine.export import align_new_rows, predictions_csv, predictions_table
 from engine.persist import ModelFileError, describe, model_from_json, model_to_json, summary
 from ui.nb_controls import typed_row
 
+from . import url
+
 MODES = {"upload": "Upload a CSV", "type": "Type one row"}
 
 
@@ -39,8 +41,8 @@ def take_home(model, dataset: Dataset, features: list[str], key_prefix: str) -> 
     ``model`` may also be a function returning it, called only when the section is
     opened (pages whose model is fitted on demand pass one).
     """
-    box = st.expander("Take it home: model file, predictions, new rows", icon=":material/download:",
-                      key=f"{key_prefix}_home", bind="query-params")
+    box = url.bound(st.expander, "Take it home: model file, predictions, new rows",
+                    icon=":material/download:", key=f"{key_prefix}_home")
     if not box.open:
         return
     with box:
@@ -82,9 +84,8 @@ def _with_predictions(model, X: pd.DataFrame, truth: pd.Series | None = None) ->
 
 def _new_rows(model, dataset: Dataset, features: list[str], prefix: str) -> None:
     st.markdown("**Predict new rows** with this model")
-    mode = st.segmented_control("New rows", list(MODES), format_func=MODES.get, default="upload",
-                                key=f"{prefix}_new_mode", bind="query-params",
-                                label_visibility="collapsed")
+    mode = url.bound(st.segmented_control, "New rows", list(MODES), format_func=MODES.get,
+                     default="upload", key=f"{prefix}_new_mode", label_visibility="collapsed")
     if mode == "type":
         st.caption("Edit any cell of this row (it starts as the first test row); an empty "
                    "cell is a missing value.")

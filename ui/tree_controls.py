@@ -19,6 +19,8 @@ from engine.tree._prune import choose_ccp_alpha_cv
 from viz import tree_figures as tf
 from viz.tree_dot import node_title
 
+from . import url
+
 CLASSIFICATION_CRITERIA = ["gini", "entropy", "misclassification", "gain_ratio"]
 CHI2_LEVELS = ["off", "0.05", "0.01", "0.001"]
 
@@ -58,34 +60,30 @@ def controls(dataset: Dataset) -> dict:
     """Draw the parameter controls; returns the estimator's keyword arguments."""
     classify = dataset.task == "classification"
     if classify:
-        criterion = st.selectbox("Criterion", CLASSIFICATION_CRITERIA, key="dt_criterion",
-                                 bind="query-params", help=HELP["criterion"])
+        criterion = url.bound(st.selectbox, "Criterion", CLASSIFICATION_CRITERIA,
+                              key="dt_criterion", help=HELP["criterion"])
     else:
         criterion = "squared_error"
         st.caption("Criterion: squared error, I(t) = (1/n) Σ (y_i − ȳ_t)² (numeric target).")
     params = {
         "criterion": criterion,
-        "max_depth": st.number_input("Max depth", 1, 60, value=None, key="dt_max_depth",
-                                     placeholder="no limit", bind="query-params",
-                                     help=HELP["max_depth"]),
-        "min_samples_leaf": st.number_input("Min samples per leaf", 1, 10_000, 1,
-                                            key="dt_min_leaf", bind="query-params",
-                                            help=HELP["min_samples_leaf"]),
-        "min_samples_split": st.number_input("Min samples to split", 2, 10_000, 2,
-                                             key="dt_min_split", bind="query-params",
-                                             help=HELP["min_samples_split"]),
-        "max_leaf_nodes": st.number_input("Max leaves", 2, 10_000, value=None,
-                                          key="dt_max_leaves", placeholder="no limit",
-                                          bind="query-params", help=HELP["max_leaf_nodes"]),
-        "categorical_split": st.radio("Categorical splits", ["binary", "multiway"],
-                                      key="dt_cat_split", horizontal=True, bind="query-params",
-                                      help=HELP["categorical_split"]),
-        "ccp_alpha": st.number_input("Pruning α (cost-complexity)", 0.0, 10.0, 0.0,
-                                     step=0.001, format="%.4f", key="dt_ccp",
-                                     bind="query-params", help=HELP["ccp_alpha"]),
+        "max_depth": url.bound(st.number_input, "Max depth", 1, 60, value=None, key="dt_max_depth",
+                               placeholder="no limit", help=HELP["max_depth"]),
+        "min_samples_leaf": url.bound(st.number_input, "Min samples per leaf", 1, 10_000, 1,
+                                      key="dt_min_leaf", help=HELP["min_samples_leaf"]),
+        "min_samples_split": url.bound(st.number_input, "Min samples to split", 2, 10_000, 2,
+                                       key="dt_min_split", help=HELP["min_samples_split"]),
+        "max_leaf_nodes": url.bound(st.number_input, "Max leaves", 2, 10_000, value=None,
+                                    key="dt_max_leaves", placeholder="no limit",
+                                    help=HELP["max_leaf_nodes"]),
+        "categorical_split": url.bound(st.radio, "Categorical splits", ["binary", "multiway"],
+                                       key="dt_cat_split", horizontal=True,
+                                       help=HELP["categorical_split"]),
+        "ccp_alpha": url.bound(st.number_input, "Pruning α (cost-complexity)", 0.0, 10.0, 0.0,
+                               step=0.001, format="%.4f", key="dt_ccp", help=HELP["ccp_alpha"]),
     }
-    chi2 = st.selectbox("χ² pruning level", CHI2_LEVELS, key="dt_chi2", bind="query-params",
-                        help=HELP["chi2"], disabled=not classify)
+    chi2 = url.bound(st.selectbox, "χ² pruning level", CHI2_LEVELS, key="dt_chi2",
+                     help=HELP["chi2"], disabled=not classify)
     params["chi2_alpha"] = float(chi2) if classify and chi2 != "off" else None
     return params
 
@@ -132,31 +130,13 @@ def ccp_cv(_dataset: Dataset, content_hash: str, params: tuple, all_rows: bool):
 
 
 def node_choice(model) -> int:
-    """The node whose candidate splits are shown, in the URL as ``dt_node=<id>``.
-
-    The chooser lists each node by its question, so the node id is kept in the URL by
-    hand rather than by binding the chooser (which would put the whole question there).
-    An id that is not a split of this tree is ignored.
-    """
+    """The node whose candidate splits are shown, in the URL as ``dt_node=<id>``; the
+    chooser lists each node by its question."""
     tree = model.tree_
     internal = [int(i) for i in np.flatnonzero(tree.children_left >= 0)] or [0]
-    if st.session_state.get("dt_node_pick") not in internal:
-        st.session_state.pop("dt_node_pick", None)  # another tree: start from the URL
-    asked = _int_param("dt_node")
-    if asked in internal and "dt_node_pick" not in st.session_state:
-        st.session_state["dt_node_pick"] = asked
-    node = st.selectbox("Node", internal, key="dt_node_pick",
-                        format_func=lambda i: node_title(model, i),
-                        help="An internal node: every split it could make is scored.")
-    st.query_params["dt_node"] = str(node)
-    return node
-
-
-def _int_param(name: str) -> int | None:
-    try:
-        return int(st.query_params.get(name, ""))
-    except ValueError:
-        return None
+    return url.bound(st.selectbox, "Node", internal, key="dt_node",
+                     format_func=lambda i: node_title(model, i),
+                     help="An internal node: every split it could make is scored.")
 
 
 SHOWN_COLUMNS = ["feature", "split", "threshold", "categories", "branch_counts", "missing_to",
@@ -186,9 +166,9 @@ def candidate_view(table: pd.DataFrame, criterion: str, categorical_split: str, 
     names = list(dict.fromkeys(table["feature"]))
     if st.session_state.get("dt_work_feature") not in names:
         st.session_state.pop("dt_work_feature", None)  # another node or dataset: start afresh
-    feature = st.selectbox("Feature to look at", names, index=names.index(feature),
-                           key="dt_work_feature", bind="query-params",
-                           help="Its gain Δ against the threshold, or its categories in order.")
+    feature = url.bound(st.selectbox, "Feature to look at", names, index=names.index(feature),
+                        key="dt_work_feature",
+                        help="Its gain Δ against the threshold, or its categories in order.")
     kind = table.loc[table["feature"] == feature, "kind"].iloc[0]
     if kind == "numeric":
         st.plotly_chart(tf.threshold_curve_figure(table, feature, criterion, style),
@@ -227,8 +207,9 @@ def complexity_view(model, dataset: Dataset, key: tuple, all_rows: bool, style) 
                                                  style=style), width="stretch")
     st.caption("The fitted tree cut at each depth: training error keeps falling, test error "
                "stops falling (and may rise) once the tree fits noise.")
-    if st.toggle("Cross-validate the pruning path (5 folds; a few seconds on large data)",
-                 key="dt_run_cv", bind="query-params"):
+    if url.bound(st.toggle,
+                 "Cross-validate the pruning path (5 folds; a few seconds on large data)",
+                 key="dt_run_cv"):
         best, table = ccp_cv(dataset, *key, all_rows)
         st.plotly_chart(tf.ccp_figure(table, best, error_name=error_name, style=style),
                         width="stretch")
@@ -243,10 +224,10 @@ def boundary_view(dataset: Dataset, key: tuple, style) -> None:
         st.info("The decision boundary needs two numeric features; this data has fewer.")
         return
     first, second = st.columns(2)
-    a = first.selectbox("x axis", numeric, index=0, key="dt_bx", bind="query-params",
-                        help="First of the two features the tree is refitted on.")
-    b = second.selectbox("y axis", [c for c in numeric if c != a], index=0, key="dt_by",
-                         bind="query-params", help="Second feature (not the x axis).")
+    a = url.bound(first.selectbox, "x axis", numeric, index=0, key="dt_bx",
+                  help="First of the two features the tree is refitted on.")
+    b = url.bound(second.selectbox, "y axis", [c for c in numeric if c != a], index=0, key="dt_by",
+                  help="Second feature (not the x axis).")
     try:
         model = fit_pair(dataset, key[0], key[1], (a, b))
     except ValueError as error:

@@ -22,6 +22,8 @@ from viz.tree_dot import chart_css, default_display_depth, tree_to_dot
 from viz.tree_path import explain_path
 from viz.tree_prune import chi2_removed, chi2_removed_table
 
+from . import url
+
 #: Deepest level the χ² view draws by itself to show removed splits (more if asked).
 CHI2_MAX_DEPTH = 6
 
@@ -39,8 +41,8 @@ def display_depth(tree, style: Style) -> int:
     1024-pixel screen with the sidebar open (fewer boxes in presentation mode)."""
     max_boxes = 10 if style.font_size <= Style().font_size else 8
     default = default_display_depth(tree, max_boxes=max_boxes)
-    return st.number_input(
-        "Draw down to depth", 1, 60, value=default, key="dt_show_depth", bind="query-params",
+    return url.bound(
+        st.number_input, "Draw down to depth", 1, 60, value=default, key="dt_show_depth",
         help="Deeper nodes are folded into a dashed “… n more nodes” box. Default: as "
              "deep as keeps the bottom row short enough to read without shrinking.")
 
@@ -54,12 +56,11 @@ def followed_row(dataset: Dataset, features: list[str], row_slot, typed_slot) ->
     two controls go into the containers ``row_slot`` and ``typed_slot``, the editor below."""
     X_test, y_test = dataset.X_test[features], dataset.y_test
     last = max(len(y_test) - 1, 0)
-    row = row_slot.number_input(f"Follow test row (0–{last}); empty: none", 0, last,
-                                value=None, key="dt_row", bind="query-params",
-                                placeholder="pick a row")
-    typed = typed_slot.toggle("Type a row", key="dt_typed", bind="query-params",
-                              help="Start from the chosen test row (or the first) and change "
-                                   "any value; an emptied cell is a missing value.")
+    row = url.bound(row_slot.number_input, f"Follow test row (0–{last}); empty: none", 0, last,
+                    value=None, key="dt_row", placeholder="pick a row")
+    typed = url.bound(typed_slot.toggle, "Type a row", key="dt_typed",
+                      help="Start from the chosen test row (or the first) and change "
+                           "any value; an emptied cell is a missing value.")
     if typed and len(X_test):
         start = X_test.iloc[[row if row is not None else 0]]
         return Followed(typed_row(dataset, start, key="dt_typed_row"), "Your row")

@@ -24,8 +24,7 @@ def run_page(**query) -> AppTest:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90)
     for key, value in query.items():
         at.query_params[key] = value
-    at.run()
-    at.switch_page(PAGE)
+    at.switch_page(PAGE)  # a link to the page, opened
     at.run()
     return at
 
@@ -136,7 +135,7 @@ def test_link_reopens_the_chosen_node_feature_axes_and_entropy_scale():
     at = run_page(data="iris", dt_view="Show your working", dt_node="2",
                   dt_work_feature="sepal_width")
     assert_clean(at)
-    assert at.selectbox(key="dt_node_pick").value == 2
+    assert at.selectbox(key="dt_node").value == 2
     assert at.selectbox(key="dt_work_feature").value == "sepal_width"
     at = run_page(data="iris", dt_view="Decision boundary", dt_bx="sepal_width",
                   dt_by="petal_width")
@@ -154,12 +153,16 @@ def test_hand_edited_link_values_are_ignored_or_clamped_without_a_traceback():
     assert_clean(at)
     assert at.number_input(key="dt_show_depth").value <= 4 and at.number_input(key="dt_row").value is None
     assert at.selectbox(key="dt_criterion").value == "gini"
+    notices = " ".join(w.value for w in at.warning)  # each replaced value is said, none silently
+    for asked in ("999", "-5", "maybe", "nonsense", "abc"):
+        assert asked in notices, (asked, notices)
     at = run_page(data="iris", dt_view="Show your working", dt_node="777", dt_work_feature="nope")
     assert_clean(at)
-    assert at.selectbox(key="dt_node_pick").value == 0
+    assert at.selectbox(key="dt_node").value == 0
     at = run_page(data="iris", dt_view="Grow step by step", dt_step="99")
     assert_clean(at)
-    assert at.slider(key="dt_step").value == 5  # clamped to the tree's depth
+    assert at.slider(key="dt_step").value == 1  # the default: the tree is 5 deep
+    assert "from 0 to 5" in at.warning[0].value
     at = run_page(data="iris", dt_view="Decision boundary", dt_bx="petal_width", dt_by="petal_width")
     assert_clean(at)
     assert at.selectbox(key="dt_by").value != "petal_width"

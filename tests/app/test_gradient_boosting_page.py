@@ -77,10 +77,13 @@ def test_a_link_reopens_the_round_and_its_settings():
     assert "pseudo-residual −∂L/∂S<sub>t</sub>" in names  # Huber: shown beside the residuals
 
 
-def test_hand_edited_values_are_clamped_not_a_traceback():
+def test_hand_edited_values_are_replaced_with_a_notice_not_a_traceback():
     at = run_page(data="iris", gb_round="999", gb_nu="abc", gb_x="nonexistent", gb_class="zzz")
     assert_clean(at)
-    assert at.slider(key="gb_round").value == 5  # the last round
+    assert at.slider(key="gb_round").value == 0  # the default: round 999 is past the last
+    notices = " ".join(w.value for w in at.warning)
+    for asked in ("999", "abc", "nonexistent", "zzz"):
+        assert asked in notices, (asked, notices)
     assert at.number_input(key="gb_nu").value == pytest.approx(0.1)
     assert at.selectbox(key="gb_x").value == "sepal_length"
 

@@ -180,10 +180,9 @@ def run_url(page: str | None, **query) -> AppTest:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90)
     for key, value in query.items():
         at.query_params[key] = value
-    at.run()
     if page is not None:
-        at.switch_page(page)
-        at.run()
+        at.switch_page(page)  # a link to the page, opened
+    at.run()
     return at
 
 

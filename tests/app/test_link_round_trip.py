@@ -15,7 +15,7 @@ WIDGET_KINDS = ["number_input", "selectbox", "slider", "toggle", "radio", "segme
                 "select_slider", "multiselect", "text_input", "checkbox"]
 
 CASES = {
-    "app_pages/data.py": {"data": "iris", "target": "species", "seed": "7", "test": "0.3",
+    "app_pages/data.py": {"data": "iris", "target": "sepal_width", "seed": "7", "test": "0.3",
                           "present": "true"},
     "app_pages/naive_bayes.py": {"data": "iris", "seed": "3", "nb_alpha": "0.5"},
     "app_pages/decision_tree.py": {"data": "iris", "dt_criterion": "entropy", "dt_max_depth": "3",

@@ -121,7 +121,6 @@ def test_a_typed_row_gets_its_own_evidence():
     at = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "app.py"), default_timeout=60)
     at.query_params["data"] = "playtennis"
     at.session_state["nb_typed"] = True  # the "Type a row of my own" toggle, switched on
-    at.run()
     at.switch_page(PAGE)
     at.run()
     assert_clean(at)

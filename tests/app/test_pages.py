@@ -20,13 +20,13 @@ SAMPLES = [entry["name"] for entry in list_samples()]
 
 
 def run_app(page: str | None = None, **query) -> AppTest:
+    """The app opened from a link to ``page`` (the Data page when None) with ``query``."""
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
     for key, value in query.items():
         at.query_params[key] = value
-    at.run()
     if page is not None:
         at.switch_page(page)
-        at.run()
+    at.run()
     return at
 
 

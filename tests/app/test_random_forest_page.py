@@ -97,12 +97,14 @@ def test_inside_the_forest_draws_the_chosen_tree():
     assert len(charts(at)) == 2  # the in-bag strip and the votes
 
 
-def test_hand_edited_link_values_are_clamped_not_tracebacks():
+def test_hand_edited_link_values_are_replaced_with_a_notice_not_tracebacks():
     at = run_page(data="iris", rf_m="999", rf_tree="999", rf_view="Inside the forest",
                   rf_min_leaf="-3")
     assert_clean(at)
-    assert at.slider(key="rf_m").value == 4  # p = 4 features
-    assert at.slider(key="rf_tree").value == 10
+    assert at.slider(key="rf_m").value == 2  # the default √p: p = 4 features, not 999
+    assert at.slider(key="rf_tree").value == 1
+    notices = " ".join(w.value for w in at.warning)
+    assert "m = 999" in notices and "from 1 to 4" in notices, notices
     assert at.number_input(key="rf_min_leaf").value == 1
     at = run_page(data="iris", rf_trees="many")
     assert_clean(at)

@@ -80,5 +80,6 @@ def test_presentation_mode_iris_link_reopens_models_and_tab(page, app_url):
     size = page.locator(f"{PLOT} .xtick text").first.evaluate(
         "e => parseFloat(getComputedStyle(e).fontSize)")
     assert size >= 22  # presentation type on the axis labels
-    # the first tab is the default, so the link drops the parameter; the models stay
-    assert "cmp_view" not in page.url and "cmp_models=Random+forest" in page.url
+    # the first tab is the default, so the link drops the parameter; the models stay, by
+    # their short names (a link with their labels, as above, still opens them)
+    assert "cmp_view" not in page.url and "cmp_models=nb&cmp_models=forest" in page.url
