@@ -17,12 +17,12 @@ dataset = state.current_dataset()
 if dataset is None:
     state.stop()
 if dataset.task != "classification":
-    st.info(f"AdaBoost, as seed 000 teaches it, is a classifier: it counts wrong answers, and "
-            f"**{dataset.target}** is a number to predict (regression). For a numeric target "
-            f"use Gradient Boosting, which fits each new tree to the residuals; or choose a "
-            f"dataset with classes in the sidebar.")
+    state.offer_classification_target(
+        f"AdaBoost counts wrong answers, so it predicts a class, and **{dataset.target}** is a "
+        "number to predict (regression); Gradient Boosting fits numbers, each new tree to the "
+        "residuals.")
     st.page_link("app_pages/gradient_boosting.py", label="Open Gradient Boosting",
-                 icon=":material/trending_down:")
+                 icon=":material/trending_down:", query_params=url.shared_query())
     state.stop()
 features = ac.boost_features(dataset)
 if not features:

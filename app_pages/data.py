@@ -32,7 +32,9 @@ if dataset.task == "classification":
     classes.metric("Classes", len(dataset.class_names))
 else:
     classes.metric("Target mean", f"{dataset.y.mean():.4g}")
-st.markdown(f"Predicting **{dataset.target}** — a **{dataset.task}** task.")
+guessed, why = state.target_guess(frame)
+st.markdown(f"Predicting **{dataset.target}** — a **{dataset.task}** task"
+            + (f": {why}." if dataset.target == guessed else " (your choice)."))
 for note in frame.attrs.get("notes", []):
     st.info(note)
 if dataset.n_dropped:
@@ -44,7 +46,8 @@ with preview:
     st.caption(f"The first {min(len(frame), 500):,} of {len(frame):,} rows.")
 with schema_tab:
     st.markdown("Untick a column to leave it out; change its kind if the guess is wrong. "
-                "Identifier and constant columns are left out by default.")
+                "Columns a model cannot generalise from start left out, each with its reason: "
+                "identifiers and codes, dates, constants, and free text beside other features.")
     data_controls.schema_editor(frame, dataset.target)
 
 st.subheader("Target and split")

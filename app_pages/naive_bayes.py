@@ -15,10 +15,9 @@ dataset = state.current_dataset()
 if dataset is None:
     state.stop()
 if dataset.task != "classification":
-    st.warning(f"Naive Bayes needs a categorical target, but **{dataset.target}** is a number "
-               "to predict (regression). Choose a classification dataset in the sidebar, such "
-               "as PlayTennis, Iris or the restaurant reviews, or pick a target column with "
-               "a few classes.")
+    state.offer_classification_target(
+        f"Naive Bayes predicts a class, and **{dataset.target}** is a number to predict "
+        "(regression).")
     state.stop()
 
 style = state.style()

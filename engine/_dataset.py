@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from engine._csv import DataError
-from engine._schema import infer_schema
+from engine._schema import default_features, infer_schema
 from engine.base import check_random_state
 
 TASKS = ("classification", "regression")
@@ -158,7 +158,8 @@ class Dataset:
         if not self.features:
             raise DataError(
                 "No feature columns are left to learn from. Include at least one column "
-                "besides the target (identifier and constant columns start excluded)."
+                "besides the target (identifiers, codes, dates and constant columns start "
+                "excluded: include one on the Data page)."
             )
         self.feature_kinds = _choose_kinds(schema, frame, self.features, kinds or {})
         keep = frame[target].notna().to_numpy()
@@ -225,7 +226,7 @@ class Dataset:
 
 def _choose_features(schema: pd.DataFrame, target: str, features) -> list[str]:
     if features is None:
-        return [c for c in schema.index[schema["include"]] if c != target]
+        return default_features(schema, target)
     features = list(features)
     unknown = [f for f in features if f not in schema.index]
     if unknown:

@@ -1,22 +1,37 @@
-"""What each column of a table is: numeric, categorical, free text, identifier, constant or empty.
+"""What each column of a table is: numeric, categorical, free text, date, identifier,
+constant or empty.
 
-The kind decides what a model does with the column by default: identifiers, constants
-and empty columns carry no information a model can generalise from, so they start
-excluded (the Data page lets the user include them again).
+The kind decides what a model does with the column by default: identifiers (row numbers,
+ticket and order codes), dates, constants and empty columns carry no information a model
+can generalise from to new rows, so they start excluded (the Data page lets the user
+include them again). Free text starts excluded too unless the table has nothing else
+(``engine.data.default_features``): only a text model reads it.
 """
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pandas as pd
 
 from engine.text import is_text_column
 
-KINDS = ("numeric", "categorical", "text", "id", "constant", "empty")
-EXCLUDED_KINDS = ("id", "constant", "empty")
-#: A non-numeric column with this share of distinct values (and at least
-#: NEAR_UNIQUE_MIN_ROWS rows) is an identifier even with a few repeats ("frog" twice in zoo).
-NEAR_UNIQUE_SHARE = 0.95
-NEAR_UNIQUE_MIN_ROWS = 50
+KINDS = ("numeric", "categorical", "text", "date", "id", "constant", "empty")
+EXCLUDED_KINDS = ("date", "id", "constant", "empty")
+#: A non-numeric column with more distinct values than this share of its present rows (and
+#: at least CODE_MIN_ROWS of them, CODE_MIN_DISTINCT values) is a code, not a category:
+#: ticket numbers (681 in 891 rows), cabins (147 in 204), e-mail addresses. Each value
+#: names a row or two, so a split on it memorises rows and teaches nothing.
+CODE_SHARE = 0.5
+CODE_MIN_ROWS = 20
+CODE_MIN_DISTINCT = 10
+#: A few labels of several words are categories ("Adelie Penguin (Pygoscelis adeliae)",
+#: "Yes, with conditions"); free text has more distinct values than this.
+TEXT_MIN_DISTINCT = 20
+#: Values that start like a calendar date: 2007-11-11, 2012/01/01, 11/11/2007, 1.5.2020.
+DATE_PATTERN = re.compile(r"^\s*(\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4})"
+                          r"([ T]\d{1,2}:\d{2}(:\d{2})?)?\s*$")
+DATE_SHARE = 0.9
 
 
 def infer_schema(df: pd.DataFrame) -> pd.DataFrame:
@@ -42,11 +57,14 @@ def infer_schema(df: pd.DataFrame) -> pd.DataFrame:
     3. numeric dtype: integers unique per row that run 1, 2, ..., n (or any
        consecutive run) -> id; otherwise numeric, however few its distinct values;
        a bool dtype is categorical;
-    4. free text (most values have three or more words, ``engine.text.is_text_column``)
-       -> text;
-    5. unique per row (or nearly, in large tables) -> id (Day D1..D14 in PlayTennis,
-       Example x1..x12 in the restaurant data);
-    6. otherwise categorical.
+    4. calendar dates (90% of the values look like 2007-11-11 or 11/11/2007) -> date;
+    5. free text (most values have three or more words, ``engine.text.is_text_column``,
+       and more than ``TEXT_MIN_DISTINCT`` distinct values or one per row) -> text; a
+       few long labels are categories;
+    6. unique per row -> id (Day D1..D14 in PlayTennis, Example x1..x12 in the restaurant
+       data); a code with more distinct values than half its present rows (in 20 rows or
+       more) -> id (tickets, cabins, order numbers);
+    7. otherwise categorical.
 
     Examples
     --------
@@ -67,6 +85,22 @@ def infer_schema(df: pd.DataFrame) -> pd.DataFrame:
     return schema.astype({"n_distinct": "int64", "n_missing": "int64", "include": "bool"})
 
 
+def default_features(schema: pd.DataFrame, target) -> list:
+    """The columns a model uses unless the user says otherwise: every included column but
+    the target, and free text only when nothing else is left (only a text model reads it,
+    and names or comments beside real features would drown them).
+
+    >>> df = pd.DataFrame({"name": ["Braund, Mr. Owen Harris", "Cumings, Mrs. John Bradley",
+    ...                             "Heikkinen, Miss. Laina"], "fare": [7.25, 71.3, 7.9],
+    ...                    "survived": ["no", "yes", "yes"]})
+    >>> default_features(infer_schema(df), "survived")
+    ['fare']
+    """
+    chosen = [c for c in schema.index[schema["include"]] if c != target]
+    other = [c for c in chosen if schema.loc[c, "kind"] != "text"]
+    return other or chosen
+
+
 def _describe(column: pd.Series, n_rows: int) -> tuple:
     n_missing = int(column.isna().sum())
     n_distinct = int(column.nunique(dropna=True))
@@ -85,14 +119,24 @@ def _kind(column: pd.Series, n_rows: int, n_distinct: int, n_missing: int) -> tu
         if _is_counter(column, n_rows, n_distinct):
             return "id", "numbers 1, 2, 3, ... one per row — looks like a row number"
         return "numeric", f"numbers ({n_distinct} distinct values)"
-    if is_text_column(column):
-        return "text", "free text (most values have several words)"
+    n_present = n_rows - n_missing
+    if _is_date(column):
+        return "date", "calendar dates: a model cannot generalise from the day itself"
+    if is_text_column(column) and (n_distinct > TEXT_MIN_DISTINCT or n_distinct == n_present):
+        return "text", "free text (most values have several words); only a text model reads it"
     if n_distinct == n_rows:
         return "id", "unique per row — looks like an identifier"
-    n_present = n_rows - n_missing
-    if n_present >= NEAR_UNIQUE_MIN_ROWS and n_distinct >= NEAR_UNIQUE_SHARE * n_present:
-        return "id", f"{n_distinct} different values in {n_present} rows — looks like an identifier"
+    if (n_present >= CODE_MIN_ROWS and n_distinct >= CODE_MIN_DISTINCT
+            and n_distinct > CODE_SHARE * n_present):
+        return "id", (f"{n_distinct:,} different values in {n_present:,} rows — a code that "
+                      "names rows, not a category")
     return "categorical", f"categories ({n_distinct} distinct values)"
+
+
+def _is_date(column: pd.Series) -> bool:
+    values = column.dropna().astype(str)
+    sample = values.iloc[:: max(1, len(values) // 200)]
+    return bool(len(sample)) and bool(sample.str.match(DATE_PATTERN).mean() >= DATE_SHARE)
 
 
 def _is_counter(column: pd.Series, n_rows: int, n_distinct: int) -> bool:

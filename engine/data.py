@@ -25,10 +25,12 @@ from engine._csv import (
     read_source,
 )
 from engine._dataset import Dataset, train_test_split
-from engine._schema import KINDS, infer_schema
+from engine._schema import KINDS, default_features, infer_schema
+from engine._target import guess_target
 
 __all__ = [
-    "NA_VALUES", "KINDS", "DataError", "load_csv", "infer_schema", "Dataset",
+    "NA_VALUES", "KINDS", "DataError", "load_csv", "infer_schema", "default_features",
+    "guess_target", "Dataset",
     "train_test_split", "list_samples", "load_sample",
 ]
 

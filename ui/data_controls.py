@@ -35,7 +35,7 @@ def on_upload() -> None:
         return
     state.set_upload(file.name, content)
     st.session_state["data"] = state.UPLOAD
-    st.session_state["target"] = str(frame.columns[-1])
+    st.session_state["target"] = state.default_target(frame)
 
 
 def schema_editor(frame: pd.DataFrame, target: str) -> None:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
+from engine import data
 from engine.data import DataError, Dataset, infer_schema, list_samples, load_csv, load_sample
 from viz.style import Style
 
@@ -108,10 +109,39 @@ def source_key() -> str:
 
 
 def default_target(frame: pd.DataFrame) -> str:
+    return target_guess(frame)[0]
+
+
+def target_guess(frame: pd.DataFrame) -> tuple[str, str]:
+    """The target a new view starts with, and why: the catalogue's for a bundled dataset,
+    ``guess_target``'s for an upload."""
     entry = samples().get(source(), {})
     if entry.get("target") in frame.columns:
-        return entry["target"]
-    return str(frame.columns[-1])
+        return entry["target"], "the column its source predicts"
+    return _guess(frame)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _guess(frame: pd.DataFrame) -> tuple[str, str]:
+    try:
+        return data.guess_target(frame, schema_of(frame))
+    except ValueError:
+        return str(frame.columns[-1]), "no column looks like an outcome; it is the last column"
+
+
+def offer_classification_target(what: str) -> None:
+    """For a page that classifies, shown on a numeric target: one sentence, and a button
+    that picks the column a person would classify instead (when the data has one)."""
+    frame = current_frame()
+    try:
+        column, why = data.guess_target(frame, schema_of(frame), classes=True)
+    except ValueError:
+        st.info(f"{what} This table has no column of a few classes: choose another dataset "
+                "in the sidebar.")
+        return
+    st.info(f"{what} **{column}** has a few classes ({why}).")
+    st.button(f"Predict {column} instead", icon=":material/swap_horiz:", type="primary",
+              on_click=st.session_state.__setitem__, args=("target", column))
 
 
 def overrides() -> dict:
@@ -120,9 +150,8 @@ def overrides() -> dict:
 
 
 def default_features(frame: pd.DataFrame, target: str) -> list[str]:
-    schema = schema_of(frame)
     excluded = set(samples().get(source(), {}).get("exclude", [])) if source() != UPLOAD else set()
-    return [c for c in schema.index[schema["include"]] if c != target and c not in excluded]
+    return [c for c in data.default_features(schema_of(frame), target) if c not in excluded]
 
 
 def current_dataset() -> Dataset | None:

@@ -15,6 +15,7 @@ import numpy as np
 
 from engine.tree._tree import CATEGORICAL_BINARY, CATEGORICAL_MULTIWAY, NUMERIC
 
+from ._text import value_list
 from .style import Style
 
 #: Colour of a highlighted decision path (not a class colour, so it never means a class).
@@ -23,6 +24,8 @@ HIGHLIGHT = "#D4145A"
 REMOVED, REMOVED_FILL = "#8a909c", "#F3F4F6"
 #: Largest number of classes whose names are written out in a node; more show counts only.
 MAX_NAMED_CLASSES = 3
+#: Beyond this many classes a node lists the first counts and says how many more.
+MAX_LISTED_COUNTS = 8
 #: Graphviz sizes boxes from its own metrics of a few fonts; Arial is one of them, and the
 #: browser draws it (or its metric twin Liberation Sans), so text fits its box.
 DOT_FONT = "Arial"
@@ -86,7 +89,7 @@ def split_text(tree, node: int, names: TreeNames) -> str:
         return f"{name} is present" if np.isinf(t) else f"{name} ≤ {_num(t)}"
     if kind == CATEGORICAL_BINARY:
         left = np.flatnonzero(tree.category_child[node] == tree.children_left[node])
-        return f"{name} ∈ {{{', '.join(names.values(j, left))}}}"
+        return f"{name} ∈ {{{value_list(names.values(j, left))}}}"
     if kind == CATEGORICAL_MULTIWAY:
         return f"{name} ?"
 
@@ -95,7 +98,7 @@ def edge_text(tree, node: int, child: int, names: TreeNames, note_missing: bool 
     """Label of the edge ``node`` → ``child`` (plain text): yes / no or the category values."""
     kind, j = int(tree.split_kind[node]), int(tree.feature[node])
     if kind == CATEGORICAL_MULTIWAY:
-        text = ", ".join(names.values(j, np.flatnonzero(tree.category_child[node] == child)))
+        text = value_list(names.values(j, np.flatnonzero(tree.category_child[node] == child)))
     else:
         text = "yes" if child == tree.children_left[node] else "no"
     if note_missing and tree.missing_child[node] == child:
@@ -124,7 +127,7 @@ def _counts_rows(counts: np.ndarray, names: TreeNames) -> list[str]:
     node is then half as wide, so more of a tree fits the screen), "[…]" for more."""
     as_int = [f"{c:g}" for c in counts]
     if names.classes is None or len(counts) > MAX_NAMED_CLASSES:
-        return ["[" + ", ".join(as_int) + "]"]
+        return ["[" + value_list(as_int, MAX_LISTED_COUNTS) + "]"]
     named = [f"{_e(c)}: {n}" for n, c in zip(as_int, names.classes, strict=True)]
     return [" · ".join(named)] if len(named) <= 2 else named
 

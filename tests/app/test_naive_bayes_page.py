@@ -27,7 +27,7 @@ def test_page_runs_on_every_sample(sample):
     assert_clean(at)
     assert at.title[0].value == "Naive Bayes"
     if sample == "friedman1":  # a regression target: a message, no model
-        assert "needs a categorical target" in at.warning[0].value
+        assert "predicts a class" in at.info[0].value and "regression" in at.info[0].value
         assert not at.get("plotly_chart")
         return
     assert not at.error, [e.value for e in at.error]
@@ -126,3 +126,14 @@ def test_a_typed_row_gets_its_own_evidence():
     assert_clean(at)
     assert "Your row: predicted" in texts(at)
     assert ", true" not in [m for m in texts(at).splitlines() if m.startswith("Your row")][0]
+
+
+def test_a_numeric_target_offers_a_column_of_classes_and_the_button_switches_to_it():
+    at = run_app(PAGE, data="iris", target="sepal_length")
+    assert_clean(at)
+    assert "**species** has a few classes" in at.info[0].value
+    (button,) = [b for b in at.button if b.label == "Predict species instead"]
+    button.click().run()
+    assert_clean(at)
+    assert at.title[0].value == "Naive Bayes" and len(at.get("plotly_chart")) >= 3
+    assert "target" not in at.query_params  # species is iris's own target: the default

@@ -339,7 +339,8 @@ def test_infer_schema_kinds_counts_and_reasons() -> None:
     df = pd.DataFrame({
         "row": np.arange(1, n + 1),
         "code": [f"C{i:03d}" for i in range(n)],
-        "review": ["the food was great"] * 6 + ["slow and cold service"] * 5 + [None],
+        # free text: every review its own (two sentences repeated would be two categories)
+        "review": [f"the food was great, visit {i}" for i in range(n - 1)] + [None],
         "site": ["A"] * n,
         "blank": [np.nan] * n,
         "height": np.linspace(1.5, 2.0, n),

@@ -242,3 +242,29 @@ def test_missing_value_sentence_says_learned_side_or_majority(gappy):
     told = explain_path(gappy, pd.Series({"size": np.nan, "colour": "red"}), missing_features=[])
     missing = [s for s in told if s.startswith("size is missing")]
     assert "no training row lacked this value" in missing[0] and "training rows here" in missing[0]
+
+
+def _label_texts(dot: str) -> list[str]:
+    """The text of every label in the DOT: node tables' cells and edge labels, tags removed."""
+    texts = []
+    for label in re.findall(r"label=<(.*?)>[,\]]", dot):
+        texts += [t.strip() for t in re.split(r"<[^>]*>", label) if t.strip()]
+    return texts
+
+
+@pytest.mark.parametrize("split", ["binary", "multiway"])
+def test_a_split_on_many_categories_names_a_handful_and_counts_the_rest(split):
+    """A column of 40 ticket codes and a target of 30 classes: no label in the diagram is
+    wider than 80 characters; the rest of a set is counted ("… 15 more")."""
+    rng = np.random.default_rng(1)
+    tickets = np.array([f"{349000 + i}" for i in range(40)])
+    X = pd.DataFrame({"ticket": pd.Categorical(tickets[rng.integers(0, 40, 400)])})
+    y = np.where(X["ticket"].cat.codes.to_numpy() % 2 == 0, "yes", "no")
+    dot = tree_to_dot(DecisionTreeClassifier(max_depth=2, categorical_split=split).fit(X, y))
+    longest = max(_label_texts(dot), key=len)
+    assert len(longest) <= 80, longest
+    if split == "binary":  # multiway: one edge a category, each short already
+        assert re.search(r"ticket ∈ \{(\d+, ){5}… \d+ more\}", dot)
+    many = DecisionTreeClassifier(max_depth=1).fit(X, X["ticket"].astype(str).str[-2:])
+    counts = [t for t in _label_texts(tree_to_dot(many)) if t.startswith("[")]
+    assert counts and all(len(t) <= 80 and "more" in t for t in counts)

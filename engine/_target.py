@@ -1,0 +1,113 @@
+"""Which column of a table a person would predict, and why.
+
+A file nobody here has seen rarely ends with its outcome: a passenger list ends with the
+port of embarkation, a penguin table starts with the species. :func:`guess_target` weighs
+what a person weighs, in this order:
+
+1. a name that says "outcome" (target, label, class, y, survived, species, diagnosis,
+   churn, default, ...), in any case and with any separators;
+2. otherwise a column of a few classes: categorical labels with 2 to 20 values first,
+   then whole numbers with 2 to 20 values;
+3. otherwise a numeric column (a regression target);
+
+never an identifier, a date, a constant, an empty or a free-text column. Within a rule
+the last such column wins: tables that do end with their outcome keep it.
+"""
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+from engine._schema import infer_schema
+
+#: Column names that say "this is what to predict", normalised (lower case, words joined
+#: by one underscore); the earlier in this list, the stronger.
+OUTCOME_NAMES = (
+    "target", "label", "labels", "class", "class_label", "y", "outcome", "result", "response",
+    "survived", "survival", "species", "diagnosis", "churn", "churned", "default", "defaulted",
+    "will_wait", "willwait", "play", "play_tennis", "playtennis", "spam", "is_spam", "fraud",
+    "is_fraud", "approved", "decision", "category", "type", "quality", "grade", "status",
+)
+#: Few enough values to be classes a class can read.
+MAX_CLASSES = 20
+#: Kinds a target may have.
+USABLE = ("numeric", "categorical")
+
+
+def normalise(name: str) -> str:
+    """``Will Wait`` → ``will_wait``; ``Class-Label`` → ``class_label``."""
+    words = re.findall(r"[a-z0-9]+", re.sub(r"(?<=[a-z])(?=[A-Z])", " ", str(name)).lower())
+    return "_".join(words)
+
+
+def guess_target(frame: pd.DataFrame, schema: pd.DataFrame | None = None, *,
+                 classes: bool = False) -> tuple[str, str]:
+    """The column to predict in ``frame``, and one sentence saying why.
+
+    Parameters
+    ----------
+    frame : DataFrame, the table as read.
+    schema : its :func:`infer_schema` (computed when None).
+    classes : only a column of a few classes (for a page that classifies).
+
+    Returns
+    -------
+    (column, reason) : the column's name and a sentence for the user.
+
+    Raises
+    ------
+    ValueError when no column can be a target (every one an identifier, a date, a
+    constant, empty or free text).
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"PassengerId": range(1, 7), "Survived": [0, 1, 1, 0, 1, 0],
+    ...                       "Fare": [7.3, 71.3, 7.9, 53.1, 8.1, 8.5],
+    ...                       "Embarked": list("SCSSSQ")})
+    >>> guess_target(frame)
+    ('Survived', 'its name says it is an outcome, and it has 2 values')
+    >>> guess_target(frame.drop(columns="Survived"))[0]
+    'Embarked'
+    """
+    schema = infer_schema(frame) if schema is None else schema
+    usable = [c for c in frame.columns if schema.loc[c, "kind"] in USABLE]
+    if not usable:
+        raise ValueError("no column can be predicted: each is an identifier, a date, a "
+                         "constant, empty or free text")
+    distinct = {c: int(schema.loc[c, "n_distinct"]) for c in usable}
+    named = [c for c in usable if normalise(c) in OUTCOME_NAMES and distinct[c] >= 2
+             and (not classes or _few_classes(frame[c], schema.loc[c, "kind"], distinct[c]))]
+    if named:
+        best = min(named, key=lambda c: (OUTCOME_NAMES.index(normalise(c)), -_position(frame, c)))
+        return str(best), f"its name says it is an outcome, and it has {distinct[best]} values"
+    labels = [c for c in usable if schema.loc[c, "kind"] == "categorical"
+              and 2 <= distinct[c] <= MAX_CLASSES]
+    if labels:
+        return str(labels[-1]), (f"it is the last column of a few categories "
+                                 f"({distinct[labels[-1]]} values)")
+    counts = [c for c in usable if schema.loc[c, "kind"] == "numeric"
+              and 2 <= distinct[c] <= MAX_CLASSES and _whole(frame[c])]
+    if counts:
+        return str(counts[-1]), (f"it is the last column of a few whole-number classes "
+                                 f"({distinct[counts[-1]]} values)")
+    numeric = [c for c in usable if schema.loc[c, "kind"] == "numeric"]
+    if classes:
+        raise ValueError("no column has a few classes to predict")
+    if numeric:
+        return str(numeric[-1]), "no column has a few classes; it is the last numeric column " \
+                                 "(a regression target)"
+    return str(usable[-1]), "it is the last column a model can predict"
+
+
+def _few_classes(column: pd.Series, kind: str, n_distinct: int) -> bool:
+    return n_distinct <= MAX_CLASSES and (kind == "categorical" or _whole(column))
+
+
+def _position(frame: pd.DataFrame, column) -> int:
+    return list(frame.columns).index(column)
+
+
+def _whole(column: pd.Series) -> bool:
+    values = column.dropna().to_numpy(dtype=float)
+    return bool(len(values)) and bool((values == values.round()).all())
