@@ -1,0 +1,77 @@
+"""Public CSVs nobody here wrote, uploaded as a student would (issue 31).
+
+Each file comes from a package that ships it (plotly is a dependency of the app;
+palmerpenguins and vega_datasets are test dependencies). For each: the target Glassbox
+picks, the columns it leaves out, and a decision tree whose diagram has no label longer
+than 80 characters.
+"""
+from __future__ import annotations
+
+import gzip
+from importlib.resources import files
+
+import pytest
+
+from .conftest import exceptions, screenshot, upload, wait_for_app
+
+pytestmark = pytest.mark.e2e
+
+
+def _read(package: str, path: str) -> bytes:
+    data = files(package).joinpath(path).read_bytes()
+    return gzip.decompress(data) if path.endswith(".gz") else data
+
+
+# name, (package, path in it), the target, columns left out (kind shown on the Data page)
+FILES = [
+    ("penguins.csv", ("palmerpenguins", "data/penguins.csv"), "species", {}),
+    ("penguins-raw.csv", ("palmerpenguins", "data/penguins-raw.csv"), "Species",
+     {"Individual ID": "id", "Date Egg": "date", "Region": "constant", "Stage": "constant"}),
+    ("tips.csv", ("plotly", "package_data/datasets/tips.csv.gz"), "time", {}),
+    ("gapminder.csv", ("plotly", "package_data/datasets/gapminder.csv.gz"), "continent", {}),
+    ("seattle-weather.csv", ("vega_datasets", "_data/seattle-weather.csv"), "weather",
+     {"date": "date"}),
+    ("la-riots.csv", ("vega_datasets", "_data/la-riots.csv"), "type",
+     {"first_name": "id", "last_name": "id", "death_date": "date", "address": "text",
+      "neighborhood": "id"}),
+]
+
+
+def test_each_file_gets_its_target_and_leaves_out_what_cannot_generalise():
+    from engine.data import default_features, guess_target, infer_schema, load_csv
+
+    for name, source, target, left_out in FILES:
+        frame = load_csv(_read(*source))
+        schema = infer_schema(frame)
+        assert guess_target(frame, schema)[0] == target, name
+        assert {c: schema.loc[c, "kind"] for c in left_out} == left_out, name
+        assert not set(left_out) & set(default_features(schema, target)), name
+
+
+@pytest.mark.parametrize("name, source, target, left_out", FILES, ids=[f[0] for f in FILES])
+def test_a_public_csv_opens_on_the_view_a_teacher_would_choose(browser, app_url, name, source,
+                                                               target, left_out):
+    context = browser.new_context(viewport={"width": 1600, "height": 1000})
+    page = context.new_page()
+    page.goto(app_url)
+    wait_for_app(page)
+    upload(page, name, _read(*source))
+    assert exceptions(page) == []
+    assert page.get_by_role("combobox", name="Target column").input_value() == target
+    sentence = page.get_by_text(f"Predicting {target}").first.inner_text()
+    assert "your choice" not in sentence and ":" in sentence  # the reason is given
+    screenshot(page, f"public-{name}-data")
+
+    page.locator('[data-testid="stSidebar"]').get_by_role(
+        "link", name="Decision Tree", exact=True).click()
+    wait_for_app(page)
+    assert exceptions(page) == []
+    svg = page.locator('[data-testid="stGraphVizChart"] svg')
+    svg.wait_for(timeout=30_000)
+    texts = svg.locator("text").all_text_contents()
+    assert texts and max(len(t) for t in texts) <= 80, max(texts, key=len)
+    used = set(page.locator('[data-testid="stGraphVizChart"] svg .node text').all_text_contents())
+    for column in left_out:  # no split on a column that starts excluded
+        assert not any(t.startswith(f"{column} ") for t in used), (column, used)
+    screenshot(page, f"public-{name}-tree")
+    context.close()
