@@ -35,6 +35,7 @@ else:
 guessed, why = state.target_guess(frame)
 st.markdown(f"Predicting **{dataset.target}** — a **{dataset.task}** task"
             + (f": {why}." if dataset.target == guessed else " (your choice)."))
+data_controls.leak_warning(frame, dataset)
 for note in frame.attrs.get("notes", []):
     st.info(note)
 if dataset.n_dropped:

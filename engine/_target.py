@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pandas as pd
 
 from engine._schema import infer_schema
@@ -111,3 +112,57 @@ def _position(frame: pd.DataFrame, column) -> int:
 def _whole(column: pd.Series) -> bool:
     values = column.dropna().to_numpy(dtype=float)
     return bool(len(values)) and bool((values == values.round()).all())
+
+
+#: A feature that alone gets this share of the rows' classes right leaks the answer.
+LEAK_SHARE = 0.99
+#: Fewer rows than this cannot tell a leak from luck.
+LEAK_MIN_ROWS = 30
+
+
+def leaky_features(frame: pd.DataFrame, target, features, schema=None) -> list[tuple[str, float]]:
+    """Features that predict a class target almost perfectly on their own, with the share
+    of rows they get right: a column recorded after the outcome (a "survived" flag's
+    lifeboat number, a diagnosis code) teaches nothing a model could use beforehand.
+
+    A categorical feature (or one of at most 20 numbers) predicts each of its values'
+    commonest class; a numeric one the best one-threshold rule (a stump). Codes that name
+    rows are identifiers already and are not looked at.
+
+    >>> frame = pd.DataFrame({"boat": ["13", "-", "4", "-"] * 10, "age": range(40),
+    ...                       "survived": ["yes", "no", "yes", "no"] * 10})
+    >>> leaky_features(frame, "survived", ["boat", "age"])
+    [('boat', 1.0)]
+    """
+    schema = infer_schema(frame) if schema is None else schema
+    y = frame[target]
+    if y.nunique() < 2 or y.nunique() > MAX_CLASSES:
+        return []
+    found = []
+    for column in features:
+        kind = schema.loc[column, "kind"]
+        rows = frame[column].notna() & y.notna()
+        if rows.sum() < LEAK_MIN_ROWS or kind not in USABLE:
+            continue
+        x, labels = frame.loc[rows, column], y[rows]
+        if kind == "categorical" or x.nunique() <= MAX_CLASSES:
+            share = pd.crosstab(x, labels).max(axis=1).sum() / len(labels)
+        else:
+            share = _stump_share(x.to_numpy(dtype=float), labels.to_numpy())
+        if share >= LEAK_SHARE:
+            found.append((str(column), round(float(share), 4)))
+    return found
+
+
+def _stump_share(x, labels) -> float:
+    """The best share of rows a rule ``x <= t`` → one class, else another, gets right."""
+    order = np.argsort(x, kind="stable")
+    x, codes = x[order], pd.factorize(labels[order])[0]
+    onehot = np.eye(codes.max() + 1)[codes]
+    left = np.cumsum(onehot, axis=0)[:-1]
+    right = onehot.sum(axis=0) - left
+    cut = x[1:] != x[:-1]  # thresholds only between distinct values
+    if not cut.any():
+        return 0.0
+    correct = (left.max(axis=1) + right.max(axis=1))[cut]
+    return float(correct.max() / len(x))

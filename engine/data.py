@@ -26,11 +26,11 @@ from engine._csv import (
 )
 from engine._dataset import Dataset, train_test_split
 from engine._schema import KINDS, default_features, infer_schema
-from engine._target import guess_target
+from engine._target import guess_target, leaky_features
 
 __all__ = [
     "NA_VALUES", "KINDS", "DataError", "load_csv", "infer_schema", "default_features",
-    "guess_target", "Dataset",
+    "guess_target", "leaky_features", "Dataset",
     "train_test_split", "list_samples", "load_sample",
 ]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from engine import data
 from engine.data import DataError
 
 from . import state
@@ -82,3 +83,25 @@ def show_upload_error() -> None:
         name, message = failed
         st.error(f"**{name} could not be used.** {message} "
                  "The dataset shown below is unchanged.")
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _leaks(frame: pd.DataFrame, target: str, features: tuple[str, ...]) -> list:
+    return data.leaky_features(frame, target, list(features), state.schema_of(frame))
+
+
+def leak_warning(frame: pd.DataFrame, dataset) -> None:
+    """A feature that alone predicts the target almost perfectly: say so, offer to drop it."""
+    if dataset.task != "classification":
+        return
+    for column, share in _leaks(frame, dataset.target, tuple(dataset.features)):
+        st.warning(f"**{column}** alone predicts **{dataset.target}** for {share:.1%} of the "
+                   "rows. A column that knows the answer (recorded after the outcome, or "
+                   "derived from it) makes every model look perfect and teaches nothing.",
+                   icon=":material/warning:")
+        st.button(f"Leave {column} out", key=f"data_leak_{column}", on_click=_leave_out,
+                  args=(column, list(dataset.features)))
+
+
+def _leave_out(column: str, features: list[str]) -> None:
+    state.overrides()["features"] = [c for c in features if c != column]

@@ -247,3 +247,19 @@ def test_two_sessions_with_different_uploads_see_only_their_own():
     assert_clean(fresh)
     assert not fresh.dataframe
     assert any("Upload it again" in m for m in messages(fresh))
+
+
+def test_a_column_that_leaks_the_target_is_flagged_with_a_button_to_leave_it_out():
+    rng = np.random.default_rng(3)
+    survived = rng.choice(["yes", "no"], 120)
+    frame = pd.DataFrame({"age": rng.normal(40, 10, 120).round(),
+                          "boat": np.where(survived == "yes", "13", "none"),
+                          "survived": survived})
+    at = run_upload(DATA, csv(frame))
+    assert_clean(at)
+    assert at.sidebar.selectbox(key="target").value == "survived"  # its name says so
+    (warning,) = [w.value for w in at.warning if "alone predicts" in w.value]
+    assert "**boat** alone predicts **survived** for 100.0%" in warning
+    # The click is tested in a real browser (tests/e2e/test_public_csvs.py): AppTest cannot
+    # rerun a session whose sidebar lists an upload.
+    assert at.button(key="data_leak_boat").label == "Leave boat out"

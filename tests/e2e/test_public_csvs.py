@@ -75,3 +75,17 @@ def test_a_public_csv_opens_on_the_view_a_teacher_would_choose(browser, app_url,
         assert not any(t.startswith(f"{column} ") for t in used), (column, used)
     screenshot(page, f"public-{name}-tree")
     context.close()
+
+
+def test_a_leaking_column_is_flagged_and_one_click_leaves_it_out(page, app_url):
+    rows = ["age,boat,survived"] + [f"{20 + i % 50},{'13' if i % 3 else 'none'},"
+                                    f"{'yes' if i % 3 else 'no'}" for i in range(90)]
+    page.goto(app_url)
+    wait_for_app(page)
+    upload(page, "leak.csv", "\n".join(rows).encode())
+    assert page.get_by_text("boat alone predicts survived for 100.0%").first.is_visible()
+    page.get_by_role("button", name="Leave boat out").click()
+    wait_for_app(page)
+    assert page.get_by_text("alone predicts").count() == 0
+    assert page.locator('[data-testid="stMetricValue"]').nth(1).inner_text() == "1"
+    assert exceptions(page) == []

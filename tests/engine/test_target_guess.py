@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from engine.data import default_features, guess_target, infer_schema, load_sample
+from engine.data import default_features, guess_target, infer_schema, leaky_features, load_sample
 
 rng = np.random.default_rng(0)
 N = 60
@@ -126,3 +126,27 @@ def test_bundled_tables_keep_their_kinds(name):
     """The new rules leave the textbook tables as they were: no code, date or text."""
     kinds = set(infer_schema(load_sample(name))["kind"])
     assert not kinds & {"date", "text"}
+
+
+def test_a_feature_that_alone_predicts_the_class_is_a_leak_and_an_honest_one_is_not():
+    rng_ = np.random.default_rng(5)
+    y = rng_.choice(["yes", "no"], 200)
+    noisy = np.where(rng_.random(200) < 0.2, "S", np.where(y == "yes", "C", "Q"))
+    frame = pd.DataFrame({
+        "boat": np.where(y == "yes", "13", "none"),               # categorical, 100%
+        "fee": np.where(y == "yes", 50.0, 10.0) + rng_.random(200),  # a threshold, 100%
+        "port": noisy,                                           # 80-90%: honest
+        "age": rng_.normal(40, 10, 200), "y": y})
+    assert leaky_features(frame, "y", ["boat", "fee", "port", "age"]) == [("boat", 1.0),
+                                                                         ("fee", 1.0)]
+    assert leaky_features(frame.iloc[:20], "y", ["boat"]) == []  # too few rows to tell
+
+
+@pytest.mark.parametrize("name", ["playtennis", "restaurant", "iris", "zoo", "mushroom",
+                                  "spambase", "loan", "two_moons"])
+def test_no_bundled_feature_is_taken_for_a_leak(name):
+    from engine.data import list_samples
+    target = {e["name"]: e["target"] for e in list_samples()}[name]
+    frame = load_sample(name)
+    schema = infer_schema(frame)
+    assert leaky_features(frame, target, default_features(schema, target), schema) == []
