@@ -23,6 +23,7 @@ from engine._csv import (
     decode,
     parse,
     read_source,
+    sample_records,
 )
 from engine._dataset import Dataset, train_test_split
 from engine._schema import KINDS, default_features, infer_schema
@@ -39,7 +40,7 @@ _SAMPLE_CACHE: dict[str, pd.DataFrame] = {}
 
 
 def load_csv(source, *, sep: str | None = None, encoding: str | None = None,
-             na_values=None) -> pd.DataFrame:
+             na_values=None, skip: int = 0, header: bool = True) -> pd.DataFrame:
     """Read a CSV file into a DataFrame, or explain why it cannot be read.
 
     Parameters
@@ -54,6 +55,11 @@ def load_csv(source, *, sep: str | None = None, encoding: str | None = None,
     na_values : list of str, optional
         Cell values read as missing, replacing ``NA_VALUES``; ``[]`` keeps ``?`` as a
         value. Empty cells are always missing.
+    skip : int, default 0
+        Lines to skip before the table (a title or a count line).
+    header : bool, default True
+        Whether the first line read holds the column names; without one the columns
+        are named ``column 1``, ``column 2``, ...
 
     Returns
     -------
@@ -92,10 +98,58 @@ def load_csv(source, *, sep: str | None = None, encoding: str | None = None,
     text, used_encoding = decode(data, encoding)
     if not text.strip():
         raise DataError("The file is empty. Upload a CSV file with a header row and data rows.")
+    if skip:
+        text = _skip_lines(text, skip)
     sep, text = choose_delimiter(text, sep)
+    if not header:
+        width = len(sample_records(text, sep)[0])
+        text = sep.join(f"column {i}" for i in range(1, width + 1)) + "\n" + text
     frame = parse(text, sep, na_values)
     frame.attrs["encoding"] = used_encoding
     return frame
+
+
+def _skip_lines(text: str, skip: int) -> str:
+    lines = text.splitlines(keepends=True)
+    if skip >= len(lines):
+        raise DataError(f"The file has {len(lines)} lines: nothing is left after skipping {skip}.")
+    return "".join(lines[skip:])
+
+
+#: Readings offered when a file does not read as it is: (what the user is told, skip, header).
+READINGS = (
+    ("Skip line 1; line 2 is the header", 1, True),
+    ("Skip line 1 (a title or a count); the file has no header row", 1, False),
+    ("The file has no header row: line 1 is data", 0, False),
+)
+
+
+def other_readings(source) -> list[tuple[str, int, bool]]:
+    """The :data:`READINGS` that make a table of a file that does not read as it is (a
+    count line above the rows, as scikit-learn's CSVs have, or no header row). A header
+    of numbers only is data, not names, and is not offered.
+
+    >>> other_readings(b"3,2,no,yes\\n1.5,2.0,0\\n2.5,1.0,1\\n0.5,3.0,0\\n")[0][0]
+    'Skip line 1 (a title or a count); the file has no header row'
+    """
+    found = []
+    for label, skip, header in READINGS:
+        try:
+            frame = load_csv(source, skip=skip, header=header)
+        except DataError:
+            continue
+        if header and all(_is_number(name) for name in frame.columns):
+            continue
+        found.append((label, skip, header))
+    return found
+
+
+def _is_number(text) -> bool:
+    try:
+        float(str(text).replace(",", "."))
+    except ValueError:
+        return False
+    return True
 
 
 # ---------------------------------------------------------------- samples

@@ -22,19 +22,25 @@ def on_upload() -> None:
     st.session_state.pop("gb_upload_error", None)
     if file is None:
         return
-    content = file.getvalue()
+    _use(file.name, file.getvalue())
+
+
+def _use(name: str, content: bytes, skip: int = 0, header: bool = True) -> None:
+    """Switch to the file read so, or record why it cannot be (and the readings that can)."""
+    st.session_state.pop("gb_upload_error", None)
     try:
-        frame = state.parse_upload(content)
+        frame = state.parse_upload(content, skip, header)
     except DataError as error:
-        st.session_state["gb_upload_error"] = (file.name, str(error))
+        readings = data.other_readings(content) if (skip, header) == (0, True) else []
+        st.session_state["gb_upload_error"] = (name, str(error), content, readings)
         return
     if frame.shape[1] < 2:
         st.session_state["gb_upload_error"] = (
-            file.name, "It was read as a single column, and a model needs at least one feature "
-                       "and a target. If its values are separated by spaces, save it again with "
-                       "commas, semicolons or tabs between the values.")
+            name, "It was read as a single column, and a model needs at least one feature "
+                  "and a target. If its values are separated by spaces, save it again with "
+                  "commas, semicolons or tabs between the values.", content, [])
         return
-    state.set_upload(file.name, content)
+    state.set_upload(name, content, skip, header)
     st.session_state["data"] = state.UPLOAD
     st.session_state["target"] = state.default_target(frame)
 
@@ -80,9 +86,14 @@ def _editable_kind(detected: str) -> str:
 def show_upload_error() -> None:
     failed = st.session_state.get("gb_upload_error")
     if failed:
-        name, message = failed
+        name, message, content, readings = failed
         st.error(f"**{name} could not be used.** {message} "
                  "The dataset shown below is unchanged.")
+        if readings:
+            st.markdown("Its first line does not fit the rows below it. Read it another way:")
+        for label, skip, header in readings:
+            st.button(label, key=f"data_reading_{skip}_{header}", on_click=_use,
+                      args=(name, content, skip, header))
 
 
 @st.cache_data(max_entries=32, show_spinner=False)

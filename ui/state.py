@@ -32,6 +32,8 @@ MAX_UPLOAD_MB = 50  # keep equal to server.maxUploadSize in .streamlit/config.to
 class Upload:
     name: str
     content: bytes
+    skip: int = 0        # lines above the table (a title or a count line)
+    header: bool = True  # whether the first line read names the columns
 
     @property
     def digest(self) -> str:
@@ -50,9 +52,9 @@ def sample_frame(name: str) -> pd.DataFrame:
 
 
 @st.cache_data(max_entries=16, show_spinner="Reading your file…")
-def parse_upload(content: bytes) -> pd.DataFrame:
+def parse_upload(content: bytes, skip: int = 0, header: bool = True) -> pd.DataFrame:
     """Parse uploaded bytes; cached by content, so the same file is parsed once."""
-    return load_csv(content)
+    return load_csv(content, skip=skip, header=header)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -73,8 +75,8 @@ def current_upload() -> Upload | None:
     return st.session_state.get("gb_upload")
 
 
-def set_upload(name: str, content: bytes) -> None:
-    st.session_state["gb_upload"] = Upload(name, content)
+def set_upload(name: str, content: bytes, skip: int = 0, header: bool = True) -> None:
+    st.session_state["gb_upload"] = Upload(name, content, skip, header)
 
 
 def source() -> str:
@@ -99,7 +101,7 @@ def current_frame() -> pd.DataFrame | None:
     if name != UPLOAD:
         return sample_frame(name)
     upload = current_upload()
-    return None if upload is None else parse_upload(upload.content)
+    return None if upload is None else parse_upload(upload.content, upload.skip, upload.header)
 
 
 def source_key() -> str:

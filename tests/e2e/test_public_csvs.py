@@ -89,3 +89,25 @@ def test_a_leaking_column_is_flagged_and_one_click_leaves_it_out(page, app_url):
     assert page.get_by_text("alone predicts").count() == 0
     assert page.locator('[data-testid="stMetricValue"]').nth(1).inner_text() == "1"
     assert exceptions(page) == []
+
+
+def test_a_count_line_above_the_rows_offers_the_reading_that_works(page, app_url):
+    """scikit-learn's wine_data.csv starts "178,13,class_0,class_1,class_2" above rows of
+    14 numbers and no header: refused as it is, read with one click."""
+    page.goto(app_url)
+    wait_for_app(page)
+    content = _read("sklearn", "datasets/data/wine_data.csv")
+    page.locator('input[type="file"]').set_input_files(
+        {"name": "wine_data.csv", "mimeType": "text/csv", "buffer": content})
+    wait_for_app(page)
+    assert page.get_by_text("wine_data.csv could not be used").first.is_visible()
+    assert page.get_by_role("button", name="Skip line 1; line 2 is the header").count() == 0
+    page.get_by_role("button", name="Skip line 1 (a title or a count); the file has no "
+                                    "header row").click()
+    wait_for_app(page)
+    assert page.get_by_text("Your file: wine_data.csv").first.is_visible()
+    assert page.locator('[data-testid="stMetricValue"]').first.inner_text() == "178"
+    assert page.get_by_role("combobox", name="Target column").input_value() == "column 14"
+    assert page.locator('[data-testid="stMetricValue"]').nth(2).inner_text() == "3"  # classes
+    assert exceptions(page) == []
+    screenshot(page, "public-wine_data-reading")
