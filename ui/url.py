@@ -65,6 +65,7 @@ class Param:
     name: str
     shared: bool = False  # carried by the links to every page
     always: bool = False  # written even when it equals the default
+    empty: str = "none"   # how a notice names no value (a number input's placeholder)
 
 
 # --- Text -------------------------------------------------------------------------------
@@ -192,7 +193,8 @@ def _from_outside(param: Param, texts: list[str]):
         parsed = param.parse(texts)
     except (ValueError, TypeError):
         notice(f"This link asked for “{', '.join(texts)}” as the {param.name}, which does "
-               f"not fit here; showing “{_shown(param.default)}” instead.", param.key)
+               f"not fit here; showing “{_shown(param.default, param.empty)}” instead.",
+               param.key)
         return param.default
     if isinstance(parsed, Partly):
         notice(f"This link asked for {', '.join(f'“{t}”' for t in parsed.left_out)} among the "
@@ -202,8 +204,8 @@ def _from_outside(param: Param, texts: list[str]):
     if _clamped(parsed):
         _, (low, high) = parsed
         notice(f"This link asked for {param.name} = {', '.join(texts)}, but here it goes "
-               f"from {_shown(low)} to {_shown(high)}; showing {_shown(param.default)}, the "
-               "default.", param.key)
+               f"from {_shown(low)} to {_shown(high)}; showing "
+               f"{_shown(param.default, param.empty)}, the default.", param.key)
         return param.default
     return parsed
 
@@ -222,8 +224,8 @@ def _still_fits(param: Param, value):
     return parsed[0] if _clamped(parsed) else parsed
 
 
-def _shown(value) -> str:
-    return ", ".join(to_url(value)) if value not in (None, "") else "none"
+def _shown(value, empty: str = "none") -> str:
+    return ", ".join(to_url(value)) if value not in (None, "") else empty
 
 
 def came_from_outside() -> bool:
@@ -377,7 +379,8 @@ def _number_param(kind: str, key: str, name: str, a: dict) -> Param:
     else:
         default = low if value is None else value
         optional = False
-    return Param(key, default, parse_number(low, high, whole=whole, optional=optional), name)
+    return Param(key, default, parse_number(low, high, whole=whole, optional=optional), name,
+                 empty=a.get("placeholder") or "none")
 
 
 def _label(label: str) -> str:

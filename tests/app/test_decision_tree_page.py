@@ -191,3 +191,10 @@ def test_chi2_view_marks_and_lists_the_removed_splits():
 def _grown_iris_tree():
     data = Dataset(load_sample("iris"), "species")
     return DecisionTreeClassifier().fit(data.X_train, data.y_train).tree_
+
+
+def test_a_notice_names_an_empty_default_as_the_control_does():
+    at = run_page(data="iris", dt_max_depth="abc")
+    assert_clean(at)
+    assert "“abc” as the Max depth" in at.warning[0].value
+    assert "showing “no limit” instead" in at.warning[0].value
