@@ -93,7 +93,7 @@ _SHARED_QUERY = "share_query"
 
 
 def _current_query() -> str:
-    return urlencode({key: st.query_params.get_all(key) for key in st.query_params}, doseq=True)
+    return urlencode(url.current(), doseq=True)
 
 
 def share_link() -> None:

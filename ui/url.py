@@ -244,9 +244,8 @@ def write(keys: Sequence[str] | None = None) -> None:
     """Write the URL from the session: every value this run drew (or only ``keys``, from
     a fragment's own rerun). Values no control drew leave the URL. One write, so the
     browser makes at most one history entry of it."""
-    params = st.session_state.get(_PARAMS, {})
-    query = {key: st.query_params.get_all(key) for key in st.query_params
-             if keys is not None or key in params}
+    params, now = st.session_state.get(_PARAMS, {}), current()
+    query = {key: texts for key, texts in now.items() if keys is not None or key in params}
     for key in (keys if keys is not None else params):
         param = params.get(key)
         if param is None:
@@ -256,10 +255,14 @@ def write(keys: Sequence[str] | None = None) -> None:
             query.pop(key, None)
         else:
             query[key] = to_url(value)
-    now = {key: st.query_params.get_all(key) for key in st.query_params}
     if query != now:
         st.query_params.from_dict(query)
     st.session_state[_WRITTEN] = True
+
+
+def current() -> dict[str, list[str]]:
+    """The query as it stands, every value of each key."""
+    return {key: st.query_params.get_all(key) for key in st.query_params}
 
 
 def end_run() -> None:
