@@ -49,7 +49,7 @@ with views[0]:
         with depth_col:
             depth_limit = td.display_depth(tree, style)
         typed_col, fit_col = st.columns(2)
-        followed = td.followed_row(dataset, features, row_col, typed_col)
+        followed = td.followed_row(model, dataset, features, row_col, typed_col)
         fit = url.bound(fit_col.toggle, "Shrink to fit", key="dt_fit", help=td.FIT_HELP)
         path = td.path_of(model, followed)
         dot = tree_to_dot(model, style=style, max_depth=depth_limit, highlight_path=path,

@@ -4,6 +4,7 @@ import streamlit as st
 from engine.data import DataError
 from ui import nb_controls as nb
 from ui import state, url
+from ui.axes import axis_pair
 from ui.take_home import plain, take_home
 from viz import nb_figures as nf
 
@@ -23,8 +24,6 @@ if dataset.task != "classification":
 style = state.style()
 first, second, third = st.columns(3, gap="medium")
 spec = nb.controls(dataset, first, second)
-with third:
-    row = nb.row_picker(dataset)
 problem = nb.variant_problem(spec.variant, dataset)
 if problem:
     st.error(problem)
@@ -35,6 +34,8 @@ except (ValueError, DataError) as error:
     st.error(f"**This model cannot be fitted here.** {error} Try another variant or α > 0.")
     state.stop()
 model, views = fitted.model, nf.feature_views(fitted.model)
+with third:
+    row = nb.row_picker(dataset, fitted)
 if spec.variant == "categorical" and nb.numeric_columns(dataset):
     st.caption("Categorical on numbers: every distinct value is its own category, so a value "
                "not seen in training gets the zero-count θ. Auto with binned columns groups them.")
@@ -43,7 +44,10 @@ third.metric("Test accuracy", f"{fitted.accuracy:.1%}",
 
 texts, numeric = nb.text_columns(dataset), nb.numeric_columns(dataset)
 names = ["Priors & likelihoods", "Evidence for one row", "Accuracy"]
-names = (["Text"] if texts else []) + names + (["Decision regions"] if len(numeric) >= 2 else [])
+# the Text tab opens first only when every feature is text; otherwise it comes after
+only_text = set(texts) == set(dataset.features)
+names = (["Text"] if only_text else []) + names + (["Text"] if texts and not only_text else [])
+names += ["Decision regions"] if len(numeric) >= 2 else []
 tabs = dict(zip(names, st.tabs(names), strict=True))
 x_row = dataset.X_test.iloc[[row]]
 
@@ -100,8 +104,8 @@ with tabs["Accuracy"]:
 if texts:
     with tabs["Text"]:
         column = st.selectbox("Text column", texts, key="nb_text_column") if len(texts) > 1 else texts[0]
-        text = url.bound(st.text_input, "Type a sentence and press Enter", nb.DEFAULT_SENTENCE,
-                         key="nb_text")
+        text = url.bound(st.text_input, "Type a sentence and press Enter",
+                         nb.first_sentence(dataset, column, row), key="nb_text")
         vocabulary, multinomial, bernoulli = nb.text_models(dataset, column, spec.alpha)
         counts = vocabulary.transform([text])
         tables = {"Multinomial": nf.word_table(vocabulary, multinomial.feature_log_prob_,
@@ -120,9 +124,7 @@ if texts:
 
 if len(numeric) >= 2:
     with tabs["Decision regions"]:
-        a, b = st.columns(2)
-        x_name = a.selectbox("Horizontal axis", numeric, index=0, key="nb_x")
-        y_name = b.selectbox("Vertical axis", [c for c in numeric if c != x_name], key="nb_y")
+        x_name, y_name = axis_pair(dataset, numeric, ("nb_x", "nb_y"))
         try:
             pair = nb.fit(dataset, spec, [x_name, y_name])
         except (ValueError, DataError) as error:

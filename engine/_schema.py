@@ -82,7 +82,69 @@ def infer_schema(df: pd.DataFrame) -> pd.DataFrame:
         rows, columns=["kind", "dtype", "n_distinct", "n_missing", "include", "reason"],
         index=pd.Index(df.columns),
     )
+    for date in schema.index[schema["kind"] == "date"]:
+        for part in DATE_PARTS:
+            name = f"{date} {part}"
+            if name in schema.index and schema.loc[name, "include"]:
+                schema.loc[name, "include"] = False
+                schema.loc[name, "reason"] = (f"the {part} of {date}: tick “use” to let a "
+                                              "model use the date")
     return schema.astype({"n_distinct": "int64", "n_missing": "int64", "include": "bool"})
+
+
+#: What :func:`with_date_parts` derives from a date column, each as a column
+#: "<column> <part>": the year and month as numbers, the weekday as Mon … Sun.
+DATE_PARTS = ("year", "month", "weekday")
+WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+
+
+def with_date_parts(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with, right after each date column (see :func:`infer_schema`), its year,
+    month and weekday. A day itself never comes back, but its season and its weekday
+    do; :func:`infer_schema` lists the parts as excluded until the user ticks them, and
+    says where they come from. A name the table already has is not overwritten.
+
+    >>> df = pd.DataFrame({"date": ["2012-01-01", "2012-06-15", "2013-06-16"], "x": [1, 2, 3]})
+    >>> with_date_parts(df).columns.tolist()
+    ['date', 'date year', 'date month', 'date weekday', 'x']
+    >>> with_date_parts(df)["date weekday"].tolist()
+    ['Sun', 'Fri', 'Sun']
+    """
+    dates = [c for c in df.columns if not pd.api.types.is_numeric_dtype(df[c])
+             and df[c].nunique() > 1 and _is_date(df[c])]
+    if not dates:
+        return df
+    out = df.copy()
+    for column in reversed(dates):
+        when = _as_dates(df[column])
+        at = out.columns.get_loc(column) + 1
+        parts = {"year": when.dt.year, "month": when.dt.month,
+                 "weekday": when.dt.day_of_week.map(dict(enumerate(WEEKDAYS)))}
+        for part in reversed(DATE_PARTS):
+            name = f"{column} {part}"
+            if name not in out.columns:
+                values = parts[part]
+                out.insert(at, name, values.astype("Int64") if part != "weekday" else values)
+    return out
+
+
+#: Formats tried in turn; the first that reads nearly every value (``DATE_SHARE``) is the
+#: column's. A day above 12 settles 31/01/2020 against 01/31/2020; when no value settles
+#: it, day first is assumed, as most of the world writes dates.
+DATE_FORMATS = ("ISO8601", "%d/%m/%Y", "%m/%d/%Y", "%d.%m.%Y", "%d-%m-%Y", "%d/%m/%y",
+                "%m/%d/%y")
+
+
+def _as_dates(column: pd.Series) -> pd.Series:
+    """Dates from text, in the column's one format (``DATE_FORMATS``), otherwise each
+    value its own way. A time after the date is read and dropped."""
+    text = column.astype("string").str.strip().str.split(r"[ T]", n=1).str[0]
+    present = text.notna()
+    for fmt in DATE_FORMATS:
+        when = pd.to_datetime(text, errors="coerce", format=fmt)
+        if when[present].notna().mean() >= DATE_SHARE:
+            return when
+    return pd.to_datetime(text, errors="coerce", format="mixed", dayfirst=True)
 
 
 def default_features(schema: pd.DataFrame, target) -> list:

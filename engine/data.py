@@ -26,12 +26,13 @@ from engine._csv import (
     sample_records,
 )
 from engine._dataset import Dataset, train_test_split
-from engine._schema import KINDS, default_features, infer_schema
-from engine._target import guess_target, leaky_features
+from engine._schema import DATE_PARTS, KINDS, default_features, infer_schema, with_date_parts
+from engine._target import FEW_VALUES, guess_target, leaky_features, rank_features
 
 __all__ = [
     "NA_VALUES", "KINDS", "DataError", "load_csv", "infer_schema", "default_features",
-    "guess_target", "leaky_features", "Dataset",
+    "with_date_parts", "DATE_PARTS",
+    "guess_target", "leaky_features", "rank_features", "FEW_VALUES", "Dataset",
     "train_test_split", "list_samples", "load_sample",
 ]
 

@@ -23,6 +23,7 @@ from ui.tree_controls import tree_features
 from viz import adaboost_figures as af
 
 from . import url
+from .axes import axis_pair
 
 HELP = {
     "rounds": "T, the number of boosting rounds: the ensemble is "
@@ -115,23 +116,13 @@ def tree_errors(_dataset: Dataset, content_hash: str, columns: tuple[str, ...],
     return errors
 
 
-def pair_controls(dataset: Dataset) -> tuple[str, str]:
-    """Two numeric features to draw (default: the first two); bound to the URL."""
-    numeric = numeric_features(dataset)
-    first, second = st.columns(2)
-    a = url.bound(first.selectbox, "x axis", numeric, index=0, key="ab_x", help=HELP["pair"])
-    others = [c for c in numeric if c != a]
-    b = url.bound(second.selectbox, "y axis", others, index=0, key="ab_y", help=HELP["pair"])
-    return a, b
-
-
 def round_view(dataset: Dataset, model, params: dict, features: list[str], style) -> None:
     """The heart of the page: round t's points, learner and boundary, and its arithmetic."""
     numeric = numeric_features(dataset)
     picture = None
     shown, shown_columns = model, features
     if len(numeric) >= 2:
-        pair = pair_controls(dataset)
+        pair = axis_pair(dataset, numeric, ("ab_x", "ab_y"), help=(HELP["pair"], HELP["pair"]))
         pair_model = model if list(pair) == features else fit(dataset, params, list(pair))
         source = SOURCES[0] if pair_model is model else url.bound(
             st.radio, "Points, × marks and split line from the model on", SOURCES,

@@ -21,6 +21,7 @@ from viz import forest_figures as ff
 from viz import tree_figures as tf
 
 from . import url
+from .axes import axis_pair
 
 #: The m sweep fits one forest per m with at most this many trees (half as many when the
 #: training table has more cells than SWEEP_CELLS).
@@ -268,9 +269,7 @@ def boundary_view(dataset: Dataset, params: dict, style) -> None:
     if len(numeric) < 2:
         st.info("The decision boundary needs two numeric features; this data has fewer.")
         return
-    first, second = st.columns(2)
-    a = url.bound(first.selectbox, "x axis", numeric, index=0, key="rf_bx")
-    b = url.bound(second.selectbox, "y axis", [c for c in numeric if c != a], index=0, key="rf_by")
+    a, b = axis_pair(dataset, numeric, ("rf_bx", "rf_by"))
     try:
         grid = pair_grid(dataset, *cache_key(dataset, params), (a, b))
     except ValueError as error:

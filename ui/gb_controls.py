@@ -21,6 +21,7 @@ from ui.tree_controls import tree_features
 from viz import gb_figures as gf
 
 from . import url
+from .axes import axis_pair
 
 #: Loss names in the URL and the selectbox → the engine's names.
 LOSSES = {"squared": "squared_error", "absolute": "absolute_error", "huber": "huber"}
@@ -245,10 +246,7 @@ def classification_view(dataset: Dataset, model, model_key: tuple, style) -> Non
     if len(numeric) < 2:
         st.info("The decision boundary needs two numeric features; this data has fewer.")
         return
-    first, second = st.columns(2)
-    a = url.bound(first.selectbox, "x axis", numeric, index=0, key="gb_fx")
-    b = url.bound(second.selectbox, "y axis", [c for c in numeric if c != a], index=0, key="gb_fy")
-    pair = (a, b)
+    pair = axis_pair(dataset, numeric, ("gb_fx", "gb_fy"))
     classes = fit_pair(dataset, dataset.content_hash, model_key, pair).classes_
     train, y_train = _at_most(dataset.X_train[list(pair)], dataset.y_train, MAX_POINTS)
     test, y_test = _at_most(dataset.X_test[list(pair)], dataset.y_test, MAX_POINTS // 3)

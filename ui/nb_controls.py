@@ -26,6 +26,8 @@ VARIANTS = {
     "bernoulli": "Bernoulli (present / absent)",
 }
 DEFAULT_SENTENCE = "The sushi & everything else was awesome!"
+#: The text box starts with at most this many characters of a row's text.
+MAX_SENTENCE = 200
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,15 @@ class Fit:
     y_pred: np.ndarray
     accuracy: float
     confusion: np.ndarray
+
+
+def first_sentence(dataset: Dataset, column: str, row: int) -> str:
+    """The text box's first sentence: the worked example's review when the data holds it,
+    otherwise the chosen test row's own text (its first ``MAX_SENTENCE`` characters)."""
+    if any((part[column] == DEFAULT_SENTENCE).any() for part in (dataset.X_train, dataset.X_test)):
+        return DEFAULT_SENTENCE
+    text = dataset.X_test[column].iloc[row] if len(dataset.X_test) else None
+    return str(text)[:MAX_SENTENCE] if isinstance(text, str) and text.strip() else ""
 
 
 def text_columns(dataset: Dataset) -> tuple[str, ...]:
@@ -142,13 +153,22 @@ def controls(dataset: Dataset, first, second) -> Spec:
     return Spec(variant, float(alpha), numeric, int(n_bins))
 
 
-def row_picker(dataset: Dataset) -> int:
-    """Position of the chosen test row (shown with its index label and true class)."""
-    labels, truth = dataset.X_test.index, dataset.y_test.to_numpy()
+def row_picker(dataset: Dataset, fitted: Fit) -> int:
+    """Position of the chosen test row, shown with its index label, its class and, when
+    the model gets it wrong, the class predicted. The first row it gets wrong comes first:
+    its evidence is the interesting one."""
+    labels, truth, predicted = dataset.X_test.index, dataset.y_test.to_numpy(), fitted.y_pred
+    wrong = np.flatnonzero(predicted != truth)
+
+    def label(i: int) -> str:
+        right = predicted[i] == truth[i]
+        return f"row {labels[i]}: {truth[i]}" + ("" if right else f", predicted {predicted[i]} ✗")
+
     return st.selectbox(
-        "Test row to explain", range(len(labels)), key="nb_row",
-        format_func=lambda i: f"row {labels[i]} · {truth[i]}",
-        help="Its evidence ledger and its values on the likelihood curves are shown.")
+        "Test row to explain", range(len(labels)), index=int(wrong[0]) if len(wrong) else 0,
+        key="nb_row", format_func=label,
+        help="Its evidence ledger and its values on the likelihood curves are shown. "
+             "✗: the model gets this row wrong; the first such row is chosen to start.")
 
 
 def typed_row(dataset: Dataset, start: pd.DataFrame, key: str = "nb_typed_row") -> pd.DataFrame:

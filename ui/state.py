@@ -20,7 +20,15 @@ import pandas as pd
 import streamlit as st
 
 from engine import data
-from engine.data import DataError, Dataset, infer_schema, list_samples, load_csv, load_sample
+from engine.data import (
+    DataError,
+    Dataset,
+    infer_schema,
+    list_samples,
+    load_csv,
+    load_sample,
+    with_date_parts,
+)
 from viz.style import Style
 
 UPLOAD = "upload"
@@ -48,13 +56,14 @@ def samples() -> dict[str, dict]:
 
 @st.cache_data(max_entries=32, show_spinner="Loading the dataset…")
 def sample_frame(name: str) -> pd.DataFrame:
-    return load_sample(name)
+    return with_date_parts(load_sample(name))
 
 
 @st.cache_data(max_entries=16, show_spinner="Reading your file…")
 def parse_upload(content: bytes, skip: int = 0, header: bool = True) -> pd.DataFrame:
-    """Parse uploaded bytes; cached by content, so the same file is parsed once."""
-    return load_csv(content, skip=skip, header=header)
+    """Parse uploaded bytes (with each date's year, month and weekday beside it); cached
+    by content, so the same file is parsed once."""
+    return with_date_parts(load_csv(content, skip=skip, header=header))
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

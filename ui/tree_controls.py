@@ -20,6 +20,7 @@ from viz import tree_figures as tf
 from viz.tree_dot import node_title
 
 from . import url
+from .axes import axis_pair
 
 CLASSIFICATION_CRITERIA = ["gini", "entropy", "misclassification", "gain_ratio"]
 CHI2_LEVELS = ["off", "0.05", "0.01", "0.001"]
@@ -139,11 +140,6 @@ def node_choice(model) -> int:
                      help="An internal node: every split it could make is scored.")
 
 
-SHOWN_COLUMNS = ["feature", "split", "threshold", "categories", "branch_counts", "missing_to",
-                 "errors", "error_decrease", "info_gain", "gain_ratio", "gini_decrease", "chi2",
-                 "chi2_p_value", "chosen"]
-
-
 def candidate_view(table: pd.DataFrame, criterion: str, categorical_split: str, style) -> None:
     """The candidate table (winner highlighted) and the curve or the category order."""
     # Only the kind of categorical split this tree may make competes for the node.
@@ -155,12 +151,10 @@ def candidate_view(table: pd.DataFrame, criterion: str, categorical_split: str, 
     score = tf.CRITERION_COLUMNS[criterion][0]
     st.markdown(f"Every split the learner could make here, scored by every criterion. The tree "
                 f"({criterion}) took the highlighted row: the largest **{score}**.")
-    shown = table[SHOWN_COLUMNS].copy()
-    for column in ("categories", "branch_counts"):
-        shown[column] = shown[column].map(_as_text)
-    shown = shown.sort_values(score, ascending=False, kind="stable").reset_index(drop=True)
-    st.dataframe(shown.style.apply(_highlight, axis=1).format(precision=4), hide_index=True,
-                 height=320)
+    ordered = table.sort_values(score, ascending=False, kind="stable").reset_index(drop=True)
+    shown = tf.candidate_display(ordered, full.attrs.get("classes", []))
+    st.dataframe(shown.style.apply(_highlight, axis=1).format(precision=4, na_rep=""),
+                 hide_index=True, height=320)
     chosen = table[table["chosen"]]
     feature = chosen["feature"].iloc[0] if len(chosen) else table["feature"].iloc[0]
     names = list(dict.fromkeys(table["feature"]))
@@ -185,12 +179,8 @@ def candidate_view(table: pd.DataFrame, criterion: str, categorical_split: str, 
                "neighbours (seed 002), so k categories need k − 1 tries, not 2^(k−1) − 1.")
 
 
-def _as_text(value) -> str:
-    return "" if value is None else str(value)
-
-
 def _highlight(row: pd.Series) -> list[str]:
-    color = "background-color: #FFE8A3; font-weight: bold" if row["chosen"] else ""
+    color = "background-color: #FFE8A3; font-weight: bold" if row["Chosen"] else ""
     return [color] * len(row)
 
 
@@ -223,11 +213,9 @@ def boundary_view(dataset: Dataset, key: tuple, style) -> None:
     if len(numeric) < 2:
         st.info("The decision boundary needs two numeric features; this data has fewer.")
         return
-    first, second = st.columns(2)
-    a = url.bound(first.selectbox, "x axis", numeric, index=0, key="dt_bx",
-                  help="First of the two features the tree is refitted on.")
-    b = url.bound(second.selectbox, "y axis", [c for c in numeric if c != a], index=0, key="dt_by",
-                  help="Second feature (not the x axis).")
+    a, b = axis_pair(dataset, numeric, ("dt_bx", "dt_by"),
+                     help=("First of the two features the tree is refitted on.",
+                           "Second feature (not the x axis)."))
     try:
         model = fit_pair(dataset, key[0], key[1], (a, b))
     except ValueError as error:

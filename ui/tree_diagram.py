@@ -51,13 +51,15 @@ FIT_HELP = ("Off: the diagram keeps its full size and scrolls sideways, so its t
             "readable. On: the whole tree at once, smaller.")
 
 
-def followed_row(dataset: Dataset, features: list[str], row_slot, typed_slot) -> Followed | None:
+def followed_row(model, dataset: Dataset, features: list[str], row_slot,
+                 typed_slot) -> Followed | None:
     """A test row chosen by number, or a row the student types (starting from it); the
-    two controls go into the containers ``row_slot`` and ``typed_slot``, the editor below."""
+    two controls go into the containers ``row_slot`` and ``typed_slot``, the editor below.
+    The diagram opens without a path; the empty box suggests a row worth following."""
     X_test, y_test = dataset.X_test[features], dataset.y_test
     last = max(len(y_test) - 1, 0)
     row = url.bound(row_slot.number_input, f"Follow test row (0–{last}); empty: none", 0, last,
-                    value=None, key="dt_row", placeholder="pick a row")
+                    value=None, key="dt_row", placeholder=_suggestion(model, X_test, y_test))
     typed = url.bound(typed_slot.toggle, "Type a row", key="dt_typed",
                       help="Start from the chosen test row (or the first) and change "
                            "any value; an emptied cell is a missing value.")
@@ -67,6 +69,18 @@ def followed_row(dataset: Dataset, features: list[str], row_slot, typed_slot) ->
     if row is None or row >= len(y_test):
         return None
     return Followed(X_test.iloc[[row]], f"Test row {row} (true value: {y_test.iloc[row]})")
+
+
+def _suggestion(model, X_test: pd.DataFrame, y_test: pd.Series) -> str:
+    """"e.g. 7: misclassified": the first test row the tree gets wrong (classification)
+    or the one furthest off (regression)."""
+    if not len(y_test):
+        return "pick a row"
+    predicted = model.predict(X_test)
+    if getattr(model, "_estimator_type", None) == "classifier":
+        wrong = np.flatnonzero(predicted != y_test.to_numpy())
+        return f"e.g. {wrong[0]}: misclassified" if len(wrong) else "pick a row"
+    return f"e.g. {int(np.argmax(np.abs(predicted - y_test.to_numpy(dtype=float))))}: furthest off"
 
 
 def path_of(model, followed: Followed | None) -> np.ndarray | None:

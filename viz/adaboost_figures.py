@@ -19,6 +19,7 @@ import plotly.graph_objects as go
 
 from engine.tree._tree import NUMERIC
 
+from ._points import spread
 from ._text import plain
 from .style import Style
 from .tree_dot import TreeNames, edge_text, split_text
@@ -281,6 +282,7 @@ def round_figure(grid: StagedGrid, t: int, X2: pd.DataFrame, y, detail: RoundDet
                                showscale=False, hoverinfo="skip"))
     labels = np.asarray(y).astype(str)
     drawn = X2.notna().all(axis=1).to_numpy()
+    X2 = spread(X2)
     sizes = marker_diameters(detail.before, style.marker_size)
     # thousands of SVG markers take seconds to redraw; WebGL draws them at once
     kind = go.Scattergl if drawn.sum() > WEBGL_ABOVE else go.Scatter

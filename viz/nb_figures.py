@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 
 from engine.text import tokenize
 
+from ._points import spread, true_values_hover
 from ._text import plain, plain_all
 from .style import Style
 
@@ -305,9 +306,12 @@ def decision_boundary_figure(grid: dict, X: pd.DataFrame, y: pd.Series, classes,
     fig = go.Figure(go.Heatmap(x=grid["x"], y=grid["y"], z=grid["z"], zmin=-0.5, zmax=k - 0.5,
                                colorscale=scale, opacity=0.35, showscale=False, hoverinfo="skip"))
     a, b = grid["columns"]
+    shown = spread(X[[a, b]])
     for q, cls in enumerate(classes):
         rows = (y == cls).to_numpy()
-        fig.add_scatter(x=X.loc[rows, a], y=X.loc[rows, b], mode="markers", name=plain(cls),
+        fig.add_scatter(x=shown.loc[rows, a], y=shown.loc[rows, b], mode="markers", name=plain(cls),
+                        customdata=X.loc[rows, [a, b]].to_numpy(),
+                        hovertemplate=true_values_hover([a, b]),
                         marker=dict(color=style.color(q), size=style.marker_size,
                                     line=dict(color="white", width=1)))
     a, b = plain(a), plain(b)

@@ -12,7 +12,8 @@ import plotly.graph_objects as go
 
 from engine.tree._criteria import entropy, gini, misclassification
 
-from ._text import plain, plain_all
+from ._points import spread, true_values_hover
+from ._text import plain, plain_all, value_list
 from .style import Style
 
 #: Column of ``split_candidates`` per criterion and its label in the app.
@@ -22,6 +23,50 @@ CRITERION_COLUMNS = {
     "gini": ("gini_decrease", "Gini decrease"),
     "gain_ratio": ("gain_ratio", "gain ratio"),
 }
+
+
+#: The candidate table's columns as a student reads them (engine name → header).
+CANDIDATE_HEADERS = {
+    "feature": "Feature", "split": "Split", "threshold": "Threshold t", "categories": "Values",
+    "branch_counts": "Rows per branch", "missing_to": "Missing values go", "errors": "Errors",
+    "error_decrease": "Error decrease", "info_gain": "Information gain (bits)",
+    "gain_ratio": "Gain ratio", "gini_decrease": "Gini decrease", "chi2": "χ²",
+    "chi2_p_value": "χ² p-value", "chosen": "Chosen",
+}
+_SPLIT_WORDS = {"binary": "x ≤ t", "subset": "x ∈ values", "multiway": "a branch per value"}
+
+
+def candidate_display(table: pd.DataFrame, classes=()) -> pd.DataFrame:
+    """The candidate table of :func:`engine.inspection.split_candidates` in words: the
+    headers of ``CANDIDATE_HEADERS``, a split's kind as its rule, a long list of values
+    abbreviated, the rows per branch as ``3 / 2 | 3 / 4`` (class counts in the order the
+    header names, branches left to right), and empty cells where a criterion or a
+    threshold does not apply.
+
+    >>> table = pd.DataFrame({"feature": ["Price"], "split": ["subset"], "threshold": [None],
+    ...     "categories": [("$$$",)], "branch_counts": [((2.0, 1.0), (4.0, 5.0))],
+    ...     "missing_to": [None], "chosen": [True]})
+    >>> candidate_display(table, ["No", "Yes"]).iloc[0].to_dict()
+    {'Feature': 'Price', 'Split': 'x ∈ values', 'Threshold t': None, 'Values': '$$$', 'Rows per branch (No / Yes)': '2 / 1 | 4 / 5', 'Missing values go': '', 'Chosen': '✓'}
+    """
+    shown = table[[c for c in CANDIDATE_HEADERS if c in table.columns]].copy()
+    shown["split"] = shown["split"].map(lambda s: _SPLIT_WORDS.get(s, s))
+    shown["categories"] = shown["categories"].map(
+        lambda v: "" if v is None or (isinstance(v, float) and np.isnan(v)) else value_list(v))
+    shown["branch_counts"] = shown["branch_counts"].map(_counts_text)
+    if "missing_to" in shown:
+        shown["missing_to"] = shown["missing_to"].map(lambda v: "" if v is None else str(v))
+    shown["chosen"] = shown["chosen"].map(lambda v: "✓" if v else "")
+    headers = dict(CANDIDATE_HEADERS)
+    if len(classes):
+        headers["branch_counts"] += f" ({value_list(classes, limit=4).replace(', ', ' / ')})"
+    return shown.rename(columns=headers)
+
+
+def _counts_text(branches) -> str:
+    if branches is None:
+        return ""
+    return " | ".join(" / ".join(f"{c:g}" for c in np.atleast_1d(b)) for b in branches)
 
 
 def threshold_curve_figure(table: pd.DataFrame, feature: str, criterion: str,
@@ -259,6 +304,8 @@ def boundary_figure(grid: dict, train: pd.DataFrame, y_train, test: pd.DataFrame
                     title: str = "Decision regions of a tree on two features") -> go.Figure:
     """Axis-parallel regions of a two-feature tree, training points filled, test hollow."""
     fig = go.Figure()
+    hover = true_values_hover(train.columns)
+    (train, real_train), (test, real_test) = ((spread(f), f.to_numpy()) for f in (train, test))
     if class_names is not None:
         k = len(class_names)
         scale = [[q / k + e / k, style.color(q)] for q in range(k) for e in (0.0, 1.0)]
@@ -268,14 +315,18 @@ def boundary_figure(grid: dict, train: pd.DataFrame, y_train, test: pd.DataFrame
             for part, frame, labels, hollow in (("train", train, y_train, False),
                                                 ("test", test, y_test, True)):
                 mask = np.asarray(labels).astype(str) == str(name)
+                real = real_train if frame is train else real_test
                 fig.add_scatter(x=frame.iloc[mask, 0], y=frame.iloc[mask, 1], mode="markers",
-                                name=f"{plain(name)} ({part})", marker=_marker(style, q, hollow))
+                                name=f"{plain(name)} ({part})", marker=_marker(style, q, hollow),
+                                customdata=real[mask], hovertemplate=hover)
     else:
         fig.add_heatmap(x=grid["x"], y=grid["y"], z=grid["z"], colorscale="Viridis",
                         opacity=0.6, colorbar=dict(title="prediction"))
-        for part, frame, hollow in (("train", train, False), ("test", test, True)):
+        for part, frame, real, hollow in (("train", train, real_train, False),
+                                          ("test", test, real_test, True)):
             fig.add_scatter(x=frame.iloc[:, 0], y=frame.iloc[:, 1], mode="markers", name=part,
-                            marker=_marker(style, 0, hollow))
+                            marker=_marker(style, 0, hollow), customdata=real,
+                            hovertemplate=hover)
     fig.update_layout(xaxis_title=plain(train.columns[0]), yaxis_title=plain(train.columns[1]),
                       height=560)
     return style.apply(fig, title=title)

@@ -108,8 +108,8 @@ def test_a_sentence_in_the_link_is_classified():
 def test_decision_regions_for_two_numeric_columns():
     at = run_app(PAGE, data="iris")
     assert_clean(at)
-    assert at.selectbox(key="nb_x").value == "sepal_length"
-    assert at.selectbox(key="nb_y").value == "sepal_width"
+    assert at.selectbox(key="nb_x").value == "petal_length"
+    assert at.selectbox(key="nb_y").value == "petal_width"
     assert any("Fitted on these two columns only" in c.value for c in at.caption)
 
 

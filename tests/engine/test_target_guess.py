@@ -6,7 +6,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from engine.data import default_features, guess_target, infer_schema, leaky_features, load_sample
+from engine.data import (
+    default_features,
+    guess_target,
+    infer_schema,
+    leaky_features,
+    load_sample,
+    rank_features,
+)
 
 rng = np.random.default_rng(0)
 N = 60
@@ -150,3 +157,91 @@ def test_no_bundled_feature_is_taken_for_a_leak(name):
     frame = load_sample(name)
     schema = infer_schema(frame)
     assert leaky_features(frame, target, default_features(schema, target), schema) == []
+
+
+# --------------------------------------------------------------- the two axes to draw
+
+
+def _brute_share(x, y):
+    """Best share right of x <= t → one class, else another, over every midpoint t."""
+    values = np.unique(x)
+    best = 0.0
+    for t in (values[:-1] + values[1:]) / 2:
+        left, right = pd.Series(y[x <= t]), pd.Series(y[x > t])
+        best = max(best, (left.value_counts().max() + right.value_counts().max()) / len(y))
+    return best
+
+
+def _brute_r2(x, y):
+    values = np.unique(x)
+    total = ((y - y.mean()) ** 2).sum()
+    best = 0.0
+    for t in (values[:-1] + values[1:]) / 2:
+        left, right = y[x <= t], y[x > t]
+        rest = ((left - left.mean()) ** 2).sum() + ((right - right.mean()) ** 2).sum()
+        best = max(best, 1 - rest / total)
+    return best
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_univariate_scores_match_a_brute_force(seed):
+    from engine._target import _stump_r2, _stump_share
+    local = np.random.default_rng(seed)
+    x = local.integers(0, 25, size=80).astype(float)
+    y_class = np.where(x + local.normal(0, 6, 80) > 12, "a", "b")
+    y_class[local.random(80) < 0.1] = "c"
+    y_value = x ** 1.5 + local.normal(0, 9, 80)
+    assert _stump_share(x, y_class) == pytest.approx(_brute_share(x, y_class), abs=1e-12)
+    assert _stump_r2(x, y_value) == pytest.approx(_brute_r2(x, y_value), abs=1e-12)
+
+
+def test_axes_rank_continuous_columns_first_then_by_score():
+    local = np.random.default_rng(1)
+    n = 300
+    signal = local.normal(size=n)
+    y = np.where(signal + local.normal(0, 0.3, n) > 0, "yes", "no")
+    X = pd.DataFrame({"pclass": local.integers(1, 4, n),            # 3 values
+                      "sex": (signal > 0).astype(int),              # 2 values, a good split
+                      "noise": local.normal(size=n),
+                      "signal": signal, "weak": signal + local.normal(0, 2, n)})
+    assert rank_features(X, pd.Series(y)) == ["signal", "weak", "noise", "sex", "pclass"]
+    value = pd.Series(3 * signal + local.normal(0, 0.5, n))
+    assert rank_features(X, value, task="regression")[:2] == ["signal", "weak"]
+
+
+def test_axes_ignore_missing_cells_and_text_columns():
+    X = pd.DataFrame({"a": [np.nan] * 20 + list(range(20)), "b": list(range(40)),
+                      "words": ["w"] * 40})
+    y = pd.Series(["p"] * 30 + ["q"] * 10)
+    ranked = rank_features(X, y)
+    assert ranked == ["a", "b"]  # a separates the 20 rows it has perfectly; b gets 100% too
+
+
+def test_a_date_offers_its_year_month_and_weekday_which_start_excluded():
+    from engine.data import with_date_parts
+    days = pd.date_range("2012-01-01", periods=N, freq="9D")
+    frame = pd.DataFrame({"date": days.strftime("%Y-%m-%d"), "rain": continuous(),
+                          "weather": labels(["sun", "rain", "fog"])})
+    wide = with_date_parts(frame)
+    assert wide.columns.tolist() == ["date", "date year", "date month", "date weekday", "rain",
+                                     "weather"]
+    assert wide["date year"].tolist() == days.year.tolist()
+    assert wide["date month"].tolist() == days.month.tolist()
+    assert wide["date weekday"].tolist()[:3] == ["Sun", "Tue", "Thu"]  # 2012-01-01: a Sunday
+    schema = infer_schema(wide)
+    assert schema.loc["date", "kind"] == "date"
+    for part in ("year", "month", "weekday"):
+        assert not schema.loc[f"date {part}", "include"]
+        assert schema.loc[f"date {part}", "reason"].startswith(f"the {part} of date")
+    assert default_features(schema, "weather") == ["rain"]
+
+
+def test_day_first_dates_and_gaps_are_read_and_a_table_without_dates_is_untouched():
+    from engine.data import with_date_parts
+    frame = pd.DataFrame({"when": ["31/01/2020", "15/02/2020", None, "01/03/2021"] * 6,
+                          "x": range(24)})
+    wide = with_date_parts(frame)
+    assert wide["when year"].tolist()[:4] == [2020, 2020, pd.NA, 2021]
+    assert wide["when month"].tolist()[:4] == [1, 2, pd.NA, 3]
+    plain_table = pd.DataFrame({"x": range(5), "y": list("abcde")})
+    assert with_date_parts(plain_table) is plain_table

@@ -1,0 +1,33 @@
+"""The two features a two-feature view draws: by default the most useful pair.
+
+The ranking is :func:`engine.data.rank_features` (continuous columns first, then by how
+much of the target one threshold on the column alone explains), so a table whose first
+columns are 0/1 flags or classes 1/2/3 does not open on a picture of four spots.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from engine.data import Dataset, rank_features
+
+from . import url
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _ranked(_dataset: Dataset, content_hash: str, columns: tuple[str, ...]) -> list[str]:
+    return rank_features(_dataset.X_train[list(columns)], _dataset.y_train, task=_dataset.task)
+
+
+def axis_pair(dataset: Dataset, numeric: list[str], keys: tuple[str, str],
+              help: tuple[str | None, str | None] = (None, None)) -> tuple[str, str]:
+    """Draw the "x axis" and "y axis" choices (URL keys ``keys``) side by side among the
+    ``numeric`` features (at least two); returns the chosen pair."""
+    ranked = _ranked(dataset, dataset.content_hash, tuple(numeric))
+    first, second = st.columns(2)
+    a = url.bound(first.selectbox, "x axis", numeric, index=numeric.index(ranked[0]),
+                  key=keys[0], help=help[0])
+    others = [c for c in numeric if c != a]
+    b = url.bound(second.selectbox, "y axis", others,
+                  index=others.index(next(c for c in ranked if c != a)), key=keys[1],
+                  help=help[1])
+    return a, b

@@ -1,0 +1,43 @@
+"""Where a row's point is drawn on a two-feature picture."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from engine.data import FEW_VALUES
+
+from ._text import plain
+
+#: Jitter is uniform within ± this share of the smallest gap between a column's values:
+#: well inside half the gap, so no point crosses a threshold halfway between two values.
+JITTER = 0.2
+
+
+def spread(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with a little jitter on each column of at most ``FEW_VALUES`` distinct
+    numbers, so the rows at one value do not hide one another; other columns as they are.
+
+    The jitter is the same on every draw (a fixed seed per column), so stepping through
+    rounds does not make the points dance.
+    """
+    out = frame.astype(float)
+    for j, column in enumerate(out.columns):
+        values = np.unique(out[column].dropna().to_numpy())
+        if len(values) < 2 or len(values) > FEW_VALUES:
+            continue
+        gap = float(np.diff(values).min())
+        noise = np.random.default_rng(j).uniform(-JITTER, JITTER, len(out)) * gap
+        out[column] = out[column].to_numpy() + noise
+    return out
+
+
+def is_spread(frame: pd.DataFrame) -> bool:
+    """Whether :func:`spread` moves any column of ``frame`` (a caption should say so)."""
+    return any(1 < frame[c].nunique() <= FEW_VALUES for c in frame.columns)
+
+
+def true_values_hover(columns) -> str:
+    """A hover template naming a point's true values, passed as its ``customdata``
+    (the drawn position may be jittered)."""
+    return (f"{plain(columns[0])} = %{{customdata[0]:.4g}}<br>"
+            f"{plain(columns[1])} = %{{customdata[1]:.4g}}<extra>%{{fullData.name}}</extra>")
