@@ -2,8 +2,8 @@
 import streamlit as st
 
 from engine.metrics import accuracy_score, confusion_matrix, r2_score
+from ui import data_controls, state, url
 from ui import forest_controls as fc
-from ui import state, url
 from ui.stepper import stepped
 from ui.take_home import take_home
 from viz import forest_figures as ff
@@ -14,6 +14,7 @@ st.title("Random Forest")
 dataset = state.current_dataset()
 if dataset is None:
     state.stop()
+data_controls.leak_notice(dataset)
 style, classify = state.style(), dataset.task == "classification"
 features = fc.forest_features(dataset)
 if not features:
@@ -70,8 +71,8 @@ with views[0]:
             st.markdown(f"**Out of bag (OOB)**: the rows a tree did not see. A bootstrap sample "
                         f"of n rows misses each row with probability (1 − 1/n)ⁿ ≈ e⁻¹ ≈ "
                         f"{ff.OOB_SHARE:.1%}, so every training row is scored by the trees "
-                        "that never saw it — a free estimate of the test error. Seed 004: when "
-                        "the OOB error stabilises, more trees no longer help.")
+                        "that never saw it — a free estimate of the test error (Breiman "
+                        "2001). When the OOB error stabilises, more trees no longer help.")
         else:
             st.info("Without bootstrap every tree sees every row: there is no OOB error, "
                     "only the test error.")
@@ -79,7 +80,7 @@ with views[0]:
 with views[1]:
     if views[1].open:
         st.markdown("B trees, each of variance σ² and pairwise correlation ρ, average to a "
-                    "prediction of variance (seed 004)")
+                    "prediction of variance (Hastie et al. 2009, eq. 15.1)")
         rho, sigma2 = fc.correlation(forest, dataset, *key)
         st.latex(ff.variance_latex(rho, sigma2, B))
         st.caption(f"ρ and σ² measured on this forest's predictions over the {len(y_test):,} "

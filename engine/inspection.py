@@ -4,7 +4,7 @@
 node, every split the learner could have made and what each criterion thinks of it.
 The ensemble pages read ``oob_error_curve``, ``staged_error_curve``, the two
 permutation importances, ``decision_grid`` (two-feature boundary pictures) and
-``tree_correlation`` (the ρ of seed 004's ρσ² + (1−ρ)σ²/B).
+``tree_correlation`` (the ρ of ρσ² + (1−ρ)σ²/B, Hastie et al. 2009, eq. 15.1).
 """
 
 from __future__ import annotations
@@ -123,11 +123,11 @@ def split_candidates(
     :math:`\\Delta = I(t) - \\sum_k \\frac{n_k}{n} I(t_k)` for the classification
     error, entropy (the information gain, in bits) and the Gini index; the gain ratio
     divides the information gain by :math:`-\\sum_k \\frac{n_k}{n}\\log_2\\frac{n_k}{n}`;
-    χ² compares the children with a zero-gain split (seed 002).
+    χ² compares the children with a zero-gain split (Quinlan 1986).
 
     Examples
     --------
-    Seed 002's weak and strong thresholds on 12 points, 4 of them positive:
+    A weak and a strong threshold on 12 points, 4 of them positive:
 
     >>> X = pd.DataFrame({"x": np.arange(1.0, 13.0)})
     >>> y = [1, 0, 1, 0, 1, 0, 0, 0, 1, 0, 0, 0]
@@ -205,9 +205,9 @@ def oob_error_curve(forest, X=None, y=None) -> np.ndarray:
 
     Notes
     -----
-    Seed 004: a row's OOB prediction averages only the trees whose bootstrap sample
-    missed it; the OOB error approximates cross-validation, "hence when the OOB error
-    stabilizes one can stop increasing B". Running sums of the trees' OOB outputs give
+    A row's OOB prediction averages only the trees whose bootstrap sample missed it; the
+    OOB error approximates cross-validation, so once it stabilises more trees no longer
+    help (Hastie et al. 2009, §15.3.1). Running sums of the trees' OOB outputs give
     every point of the curve at the cost of one.
 
     Examples
@@ -356,11 +356,11 @@ def oob_permutation_importance(forest, X, y, *, random_state=None, n_jobs=None) 
 
     Notes
     -----
-    Seed 004: "Importance of variable k = |OOB accuracy − OOB accuracy with variable k
-    permuted|, averaged over the trees". For each tree b, its OOB rows are predicted
-    as they are and with column k shuffled among those rows; the accuracy drop
-    (classifiers) or the rise of the mean squared error (regressors) is averaged over
-    the trees. The signed drop is kept, as in Breiman (2001): a noise feature then
+    Breiman (2001): the importance of variable k is the OOB accuracy minus the OOB
+    accuracy with variable k permuted, averaged over the trees. For each tree b, its OOB
+    rows are predicted as they are and with column k shuffled among those rows; the
+    accuracy drop (classifiers) or the rise of the mean squared error (regressors) is
+    averaged over the trees. The signed drop is kept, as in Breiman (2001): a noise feature then
     scatters around 0 instead of being pushed above it by the absolute value.
 
     Tree b shuffles with its own generator, seeded by the b-th of the seeds
@@ -587,7 +587,8 @@ class TreeCorrelation:
     n_estimators: int
 
     def ensemble_variance(self, n_trees: int | None = None) -> float:
-        """Seed 004's :math:`\\rho\\sigma^2 + \\frac{1-\\rho}{B}\\sigma^2` for B trees."""
+        """Variance of the average of B trees,
+        :math:`\\rho\\sigma^2 + \\frac{1-\\rho}{B}\\sigma^2` (Hastie et al. 2009, eq. 15.1)."""
         B = self.n_estimators if n_trees is None else n_trees
         return self.rho * self.sigma2 + (1.0 - self.rho) * self.sigma2 / B
 
@@ -603,11 +604,12 @@ def tree_correlation(forest, X) -> TreeCorrelation:
 
     Notes
     -----
-    Seed 004: B identically distributed trees of variance σ² and pairwise correlation
-    ρ average to variance :math:`\\rho\\sigma^2 + \\frac{1-\\rho}{B}\\sigma^2`. With
-    ρ and σ² measured across the rows of ``X`` this is (for trees of equal variance)
-    exactly the variance across those rows of the forest's averaged prediction. Bagged
-    trees are strongly correlated; drawing m < p features per split lowers ρ.
+    B identically distributed trees of variance σ² and pairwise correlation ρ average
+    to variance :math:`\\rho\\sigma^2 + \\frac{1-\\rho}{B}\\sigma^2` (Hastie et al. 2009,
+    eq. 15.1). With ρ and σ² measured across the rows of ``X`` this is (for trees of
+    equal variance) exactly the variance across those rows of the forest's averaged
+    prediction. Bagged trees are strongly correlated; drawing m < p features per split
+    lowers ρ.
 
     Examples
     --------

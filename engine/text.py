@@ -1,9 +1,8 @@
 """Free text as bag-of-words counts, for multinomial and Bernoulli Naive Bayes.
 
-The review example of seed 000 ("The sushi & everything else was awesome!") is the
-model: lower-case the text, keep runs of letters, digits and apostrophes as words,
-and count each word. The order of words is forgotten, which is the naive assumption
-applied to text.
+A review such as "The sushi & everything else was awesome!" shows the rule: lower-case
+the text, keep runs of letters, digits and apostrophes as words, and count each word.
+The order of words is forgotten, which is the naive assumption applied to text.
 """
 from __future__ import annotations
 

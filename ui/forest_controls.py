@@ -30,16 +30,16 @@ NOISE = "random noise"
 
 HELP = {
     "n_estimators": "B, the number of trees. Prediction averages them: ŷ = (1/B) Σ_b f̂_b(x) "
-                    "(regression), π = (1/B) Σ_b π_b (classification). Seed 004: about 200 "
-                    "trees are already sufficient; watch the OOB curve flatten.",
+                    "(regression), π = (1/B) Σ_b π_b (classification). A few hundred trees are "
+                    "usually enough; watch the OOB curve flatten.",
     "max_features": "Before each split, draw m of the p features at random and split on the "
-                    "best of those m only. Seed 004's defaults: m ≈ √p (classification), "
+                    "best of those m only. Breiman's defaults: m ≈ √p (classification), "
                     "m ≈ p/3 (regression). m = p is bagging. Smaller m: less alike trees "
                     "(smaller ρ), each a little worse.",
     "max_depth": "Nodes at this depth become leaves (the root has depth 0). Empty: grow until "
                  "the leaves are pure or too small, as random forests usually do.",
     "min_samples_leaf": "Every leaf keeps at least this many training rows (in-bag copies "
-                        "counted). Seed 004 (after Breiman): 1 for classification, 5 for "
+                        "counted). Breiman (2001): 1 for classification, 5 for "
                         "regression.",
     "bootstrap": "On: each tree grows on a bootstrap sample Z*b, n rows drawn with replacement. "
                  "Off: every tree sees every row (then only the feature draws differ, and "
@@ -53,7 +53,7 @@ def forest_features(dataset: Dataset) -> list[str]:
 
 
 def default_m(task: str, p: int) -> int:
-    """Seed 004's m: ⌊√p⌋ for classification, ⌊p/3⌋ for regression (at least 1)."""
+    """Breiman's m: ⌊√p⌋ for classification, ⌊p/3⌋ for regression (at least 1)."""
     return ff.m_marks(p)["√p" if task == "classification" else "p/3"]
 
 
@@ -240,7 +240,7 @@ def importance_view(dataset: Dataset, params: dict, style) -> None:
     left.plotly_chart(ff.importance_bars_figure(
         table, title="OOB permutation importance", x_title=f"OOB {drop} drop",
         highlight=NOISE if noise else None, style=style), width="stretch")
-    st.caption("Permutation (seed 004): for each tree, OOB accuracy minus OOB accuracy with "
+    st.caption("Permutation (Breiman 2001): for each tree, OOB accuracy minus OOB accuracy with "
                "feature k shuffled among its OOB rows, averaged over the trees; bars show ±1 "
                "standard deviation across trees. Impurity: each tree's share of the total "
                "impurity decrease made by splits on k, averaged.")

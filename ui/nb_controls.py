@@ -146,7 +146,7 @@ def controls(dataset: Dataset, first, second) -> Spec:
             first.radio, "Numeric columns", ["gaussian", "binned"], key="nb_numeric",
             horizontal=True,
             help="gaussian: P(x_j | c) = N(x_j; μ_jc, σ²_jc). binned: cut into equal-frequency "
-                 "bins and counted like categories (seed 003, method 1).")
+                 "bins and counted like categories.")
         if numeric == "binned":
             n_bins = url.bound(second.slider, "Bins", 2, 20, 5, key="nb_bins",
                                help="Number of equal-frequency bins per numeric column.")

@@ -1,9 +1,9 @@
-"""Figures and tables of the AdaBoost page, in seed 000's notation.
+"""Figures and tables of the AdaBoost page (Freund & Schapire 1997).
 
-Seed 000 writes :math:`\\hat w_t` for the weight of round t's model :math:`\\hat f_t` and
-:math:`\\alpha_i` for the weight of training point i. The round-by-round picture is the
-seed's Fig. 8.47 (points drawn with area proportional to their weight); the error curve
-is its Fig. 8.51 (training and test error against T, next to a single tree).
+Notation: :math:`\\hat w_t` is the weight of round t's model :math:`\\hat f_t` and
+:math:`\\alpha_i` the weight of training point i. The round-by-round picture draws points
+with area proportional to their weight; the error curve shows training and test error
+against T, next to a single tree.
 
 Compute-then-draw: ``staged_grid``, ``learner_misses``, ``round_detail`` and the
 ``*_table`` functions compute arrays and DataFrames from a fitted
@@ -103,7 +103,7 @@ def _class_index(score: np.ndarray) -> np.ndarray:
 def learner_misses(model, X, y) -> np.ndarray:
     """Which training rows each round's learner got wrong: bool, shape (n_rounds, n_samples).
 
-    Row t - 1 is :math:`1\\{\\hat f_t(x_i) \\ne y_i\\}`, the indicator of (8.23).
+    Row t - 1 is :math:`1\\{\\hat f_t(x_i) \\ne y_i\\}`, the indicator that ε_t weighs by α_i.
     """
     y = np.asarray(y)
     return np.array([np.asarray(learner.predict(X)) != y for learner in model.estimators_],
@@ -112,21 +112,21 @@ def learner_misses(model, X, y) -> np.ndarray:
 
 @dataclass(frozen=True)
 class RoundDetail:
-    """One round of seed 000's algorithm, with the numbers plugged in.
+    """One round of AdaBoost, with the numbers plugged in.
 
     Attributes
     ----------
     t : int
         The round, 1-based.
     error : float
-        ε_t, the weighted error (8.23) of f̂_t under ``before``.
+        ε_t, the weighted error of f̂_t under ``before``.
     weight : float
-        ŵ_t (8.24), times the learning rate (plus ½ ln(K − 1) for K > 2 classes).
+        ŵ_t = ½ ln((1 − ε_t)/ε_t), times the learning rate (plus ½ ln(K − 1) for K > 2 classes).
     before, after : ndarray, shape (n_samples,)
-        α_i that f̂_t was fitted with, and α_i after the update and normalisation (8.26).
+        α_i that f̂_t was fitted with, and α_i after the update and normalisation.
     miss : ndarray of bool, shape (n_samples,)
     normaliser : float
-        Z_t = Σ_i α_i e^{±ŵ_t}, the sum that (8.26) divides by.
+        Z_t = Σ_i α_i e^{±ŵ_t}, the sum the update divides by.
     """
 
     t: int
@@ -148,7 +148,7 @@ def round_detail(model, misses: np.ndarray, t: int) -> RoundDetail:
 
     Notes
     -----
-    Seed 000: :math:`\\alpha_i \\leftarrow \\alpha_i e^{\\pm\\hat w_t}`, then
+    The update: :math:`\\alpha_i \\leftarrow \\alpha_i e^{\\pm\\hat w_t}`, then
     :math:`\\alpha_i \\leftarrow \\alpha_i / Z_t` with :math:`Z_t = \\sum_j \\alpha_j e^{\\pm\\hat w_t}`;
     the result is the next round's ``sample_weights_`` row.
     """
@@ -262,7 +262,7 @@ def _stepped_scale(k: int, style: Style) -> list:
 
 def round_figure(grid: StagedGrid, t: int, X2: pd.DataFrame, y, detail: RoundDetail,
                  line: tuple[str, float] | None = None, style: Style = DEFAULT_STYLE) -> go.Figure:
-    """Seed 000's Fig. 8.47 for round ``t``: the boundary after t rounds, points sized by α_i.
+    """Round ``t`` as a picture: the boundary after t rounds, points sized by α_i.
 
     Parameters
     ----------
@@ -329,7 +329,7 @@ def _add_split_line(fig: go.Figure, line: tuple[str, float], style: Style) -> No
 
 def error_curve_figure(train: np.ndarray, test: np.ndarray, references: dict[str, float],
                        current: int | None = None, style: Style = DEFAULT_STYLE) -> go.Figure:
-    """Seed 000's Fig. 8.51: training and test error against T, single trees as flat lines.
+    """Training and test error against T, single trees as flat lines.
 
     Parameters
     ----------

@@ -6,8 +6,8 @@ every figure: its position in :data:`MODEL_NAMES`.
 
 References
 ----------
-Seed ``004_22d5c553a7f19abd.txt`` (spam: tree 9.3%, bagging 5.4%, random forest 4.9%);
-Hastie, Tibshirani & Friedman, *The Elements of Statistical Learning*, §15.2 and §10.8.
+Hastie, Tibshirani & Friedman (2009), *The Elements of Statistical Learning*, 2nd ed., §15.2
+and §10.8 (spam: tree 9.3%, bagging 5.4%, random forest 4.9%).
 """
 from __future__ import annotations
 

@@ -10,6 +10,8 @@ so one student's 3,000-node tree cannot hold the classroom's server.
 """
 from __future__ import annotations
 
+import functools
+import logging
 import shutil
 import subprocess
 
@@ -34,13 +36,22 @@ def unavailable_reason(dot: str, format: str = "svg") -> str | None:
     PNG is a bitmap of the whole diagram, so it gets a quarter of the size limit of SVG.
     """
     if dot_binary() is None:
-        return ("SVG and PNG need Graphviz's `dot` program, which is not installed on this "
-                "server (`apt-get install graphviz`); the DOT file opens in any Graphviz tool.")
+        _warn_no_dot()
+        return ("SVG and PNG downloads are not available on this server; the diagram itself "
+                "still shows in your browser, and the DOT file opens in any Graphviz tool.")
     limit = MAX_DOT_CHARS // (4 if format == "png" else 1)
     if len(dot) > limit:
         return (f"This diagram is too large to turn into {format.upper()} here; draw fewer "
                 "levels, or open the DOT file in a Graphviz tool.")
     return None
+
+
+@functools.cache
+def _warn_no_dot() -> None:
+    """Tell the server's log, once, how to enable the downloads; students never see this."""
+    logging.getLogger(__name__).warning(
+        "Graphviz's dot program is not on PATH: SVG and PNG downloads are off. "
+        "Install it (apt-get install graphviz) to offer them.")
 
 
 def render_dot(dot: str, format: str = "svg", *, timeout: float = TIMEOUT,
@@ -82,3 +93,29 @@ def render_dot(dot: str, format: str = "svg", *, timeout: float = TIMEOUT,
     except (OSError, subprocess.TimeoutExpired):
         return None
     return done.stdout if done.returncode == 0 and done.stdout else None
+
+
+#: Pixels a browser draws per inch of a Graphviz layout.
+PX_PER_INCH = 96
+
+
+def drawn_width(dot: str, *, timeout: float = 5.0) -> float | None:
+    """Width in pixels the browser will draw ``dot`` at its natural size, from Graphviz's
+    own layout (``dot -Tplain``); None when ``dot`` is not installed, the DOT is over the
+    size limit, or the layout fails.
+
+    >>> width = drawn_width('digraph { a -> b }')
+    >>> width is None or 40 < width < 100
+    True
+    """
+    if unavailable_reason(dot) is not None:
+        return None
+    try:
+        done = subprocess.run([dot_binary(), "-Tplain"], input=dot.encode("utf-8"),
+                              capture_output=True, timeout=timeout, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    first = done.stdout.split(b"\n", 1)[0].split()
+    if done.returncode != 0 or len(first) < 4 or first[0] != b"graph":
+        return None
+    return float(first[2]) * float(first[1]) * PX_PER_INCH

@@ -1,10 +1,10 @@
 """Figures of the Random Forest page: OOB curves, the effect of m, importances, votes.
 
 Compute-then-draw: ``*_curve`` / ``*_table`` functions turn fitted forests into small
-DataFrames; ``*_figure`` functions only draw them. The notation is seed 004's: B trees
-:math:`\\hat f_b`, m of the p features tried at each split, pairwise tree correlation
-ρ and tree variance σ², so that the average of B trees has variance
-ρσ² + (1−ρ)σ²/B.
+DataFrames; ``*_figure`` functions only draw them. Notation: B trees :math:`\\hat f_b`,
+m of the p features tried at each split, pairwise tree correlation ρ and tree variance σ²,
+so that the average of B trees has variance ρσ² + (1−ρ)σ²/B (Hastie et al. 2009,
+eq. 15.1).
 """
 from __future__ import annotations
 
@@ -81,7 +81,7 @@ def oob_curve_figure(curves: dict[str, pd.DataFrame], *, error_label: str,
 
 
 def m_marks(p: int) -> dict[str, int]:
-    """Seed 004's default m: ⌊√p⌋ (classification), ⌊p/3⌋ (regression), and p (bagging)."""
+    """Breiman's default m: ⌊√p⌋ (classification), ⌊p/3⌋ (regression), and p (bagging)."""
     return {"√p": max(1, int(np.sqrt(p) + 1e-9)), "p/3": max(1, p // 3), "p": p}
 
 
@@ -128,8 +128,8 @@ def m_tick_labels(ms, p: int) -> list[str]:
 
 
 def variance_latex(rho: float, sigma2: float, n_trees: int) -> str:
-    """Seed 004's ρσ² + (1−ρ)σ²/B with the measured ρ, σ² and B plugged in, on three
-    lines (formula, numbers, result) so that it fits a narrow projected screen."""
+    """ρσ² + (1−ρ)σ²/B (Hastie et al. 2009, eq. 15.1) with the measured ρ, σ² and B plugged
+    in, on three lines (formula, numbers, result) so that it fits a narrow projected screen."""
     total = rho * sigma2 + (1.0 - rho) * sigma2 / n_trees
     return (r"\begin{aligned} & \rho\sigma^2 + \frac{1-\rho}{B}\sigma^2 \\ "
             rf"&= {rho:.3f} \times {sigma2:.4g} + \frac{{1 - {rho:.3f}}}{{{n_trees}}}"
@@ -204,7 +204,7 @@ def vote_table(forest, x_row) -> pd.DataFrame:
     """The trees' outputs for one row.
 
     Classifier: one row per class with ``votes`` (trees whose leaf's majority is the
-    class) and ``mean_proba`` (π of seed 004, the forest's probability). Regressor: one
+    class) and ``mean_proba`` (π, the forest's probability). Regressor: one
     row per tree with ``prediction``.
     """
     outputs = forest.member_outputs(x_row)[:, 0]

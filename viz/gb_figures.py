@@ -5,7 +5,7 @@ Compute-then-draw: ``one_feature_stages``, ``loss_curves``, ``staged_errors`` an
 ``staged_grids`` compute every round once (the page caches them); the ``*_figure``
 functions only draw one round of what they computed.
 
-Notation of seed 004: the strong model :math:`S_t` after t trees is updated by
+Notation (after Friedman 2001): the strong model :math:`S_t` after t trees is updated by
 :math:`S_{t+1} = S_t - ν w_t`, with :math:`w_t` fitted to the gradient
 :math:`\\partial L(y, S_t) / \\partial S_t`. The engine fits the tree :math:`f_{t+1}` to the
 negative gradient (the pseudo-residuals) and adds it: :math:`S_{t+1} = S_t + ν f_{t+1}`,

@@ -1,4 +1,4 @@
-"""What χ² pruning (seed 002) removes from a grown tree: the splits and their tests.
+"""What χ² pruning (Quinlan 1986) removes from a grown tree: the splits and their tests.
 
 The engine prunes bottom-up: a split whose children are all leaves is removed when its
 χ² test is not significant, which may leave its parent as the next candidate. So a
@@ -26,7 +26,7 @@ def split_tests(tree) -> pd.DataFrame:
     Notes
     -----
     χ² = Σ_k Σ_q (n_kq − n̂_kq)² / n̂_kq with n̂_kq = n_q n_k / n, df = (K − 1)(Q − 1),
-    over the children k and classes q of the split (seed 002). An empty ID3 branch holds
+    over the children k and classes q of the split. An empty ID3 branch holds
     no rows and takes no part.
     """
     internal = np.flatnonzero(tree.children_left >= 0)

@@ -53,7 +53,7 @@ class BaggingClassifier(ClassifierMixin, BaseBagged):
 
     Notes
     -----
-    Seed 004: for each bootstrap sample :math:`Z^{*b}` grow a tree :math:`\\hat f_b`,
+    For each bootstrap sample :math:`Z^{*b}` grow a tree :math:`\\hat f_b`,
     and predict :math:`\\hat y = \\operatorname{argmax}_q \\pi_q`,
     :math:`\\pi = \\frac{1}{B}\\sum_{b=1}^B \\pi_b` (ties: the first class). Averaging
     reduces variance: B identically distributed trees of variance :math:`\\sigma^2` and
@@ -70,8 +70,7 @@ class BaggingClassifier(ClassifierMixin, BaseBagged):
     ----------
     L. Breiman (1996) "Bagging predictors", *Machine Learning* 24, 123–140. T. Hastie,
     R. Tibshirani, J. Friedman, *The Elements of Statistical Learning*, 2nd ed., §8.7
-    and ch. 15. Lecture notes ``seeds/004_22d5c553a7f19abd.txt`` and
-    ``seeds/002_90fe0c5b54cbb720.txt`` (bagging).
+    and ch. 15.
 
     Examples
     --------

@@ -346,7 +346,7 @@ def _geometry(binned, rows, lnode, m, n_total, n_node) -> _Geometry:
 
 
 def _boundary_cuts(binned, geo: _Geometry, target) -> _Geometry:
-    """Keep the cuts next to a class change (seed 002: for a concave impurity no cut
+    """Keep the cuts next to a class change (for a concave impurity no cut
     inside a run of one class can be optimal, whatever the weights)."""
     y = target[geo.erow]
     run_start = np.ones(len(y), dtype=bool)

@@ -9,7 +9,7 @@ from ._bagged import BaseBagged
 from ._base import resolve_max_features
 
 _FOREST_NOTES = """
-    Training (seed 004): for b = 1..B draw a bootstrap sample :math:`Z^{*b}` and grow
+    Training (Breiman 2001): for b = 1..B draw a bootstrap sample :math:`Z^{*b}` and grow
     a tree :math:`\\hat f_b`; before each split draw at random m of the p features and
     choose the best split :math:`(j, s)` among those m only. The bootstrap is kept as
     integer in-bag counts (``inbag_counts_``) used as sample weights of the same tree
@@ -32,8 +32,7 @@ _FOREST_NOTES = """
 _FOREST_REFERENCES = """
     L. Breiman (2001) "Random forests", *Machine Learning* 45, 5–32. L. Breiman (1996)
     "Bagging predictors", *Machine Learning* 24, 123–140. T. Hastie, R. Tibshirani,
-    J. Friedman, *The Elements of Statistical Learning*, 2nd ed., ch. 15. Lecture notes
-    ``seeds/004_22d5c553a7f19abd.txt`` (bagging, random forests, OOB samples).
+    J. Friedman, *The Elements of Statistical Learning*, 2nd ed., ch. 15.
 """
 
 _FOREST_ATTRIBUTES = """
@@ -124,7 +123,7 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
     %(forest_parameters)s
     criterion : {"gini", "entropy", "misclassification", "gain_ratio"}, default="gini"
     max_features : "sqrt", "log2", int, float or None, default="sqrt"
-        m: "sqrt" is ⌊√p⌋ (seed 004's choice for classification), a float f gives
+        m: "sqrt" is ⌊√p⌋ (Breiman's choice for classification), a float f gives
         ⌊f·p⌋, None all p features (bagging).
 
     Attributes
@@ -137,7 +136,7 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
     %(forest_attributes)s
     Notes
     -----
-    Prediction (seed 004): :math:`\\hat y = \\operatorname{argmax}_q \\pi_q` with
+    Prediction: :math:`\\hat y = \\operatorname{argmax}_q \\pi_q` with
     :math:`\\pi = \\frac{1}{B} \\sum_{b=1}^B \\pi_b`, the mean of the trees' leaf
     class shares (ties: the first class in ``classes_``).
 
@@ -192,8 +191,8 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
     %(forest_parameters)s
     criterion : {"squared_error"}, default="squared_error"
     max_features : "sqrt", "log2", int, float or None, default=1/3
-        m: the default 1/3 gives ⌊p/3⌋, seed 004's (and Breiman's) choice for
-        regression. scikit-learn's default is 1.0 (all features, i.e. bagging).
+        m: the default 1/3 gives ⌊p/3⌋, Breiman's choice for regression. scikit-learn's
+        default is 1.0 (all features, i.e. bagging).
 
     Attributes
     ----------
@@ -203,9 +202,10 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
     %(forest_attributes)s
     Notes
     -----
-    Prediction (seed 004): :math:`\\hat y = \\frac{1}{B} \\sum_{b=1}^B \\hat f_b(x)`.
-    ``min_samples_leaf`` keeps scikit-learn's default 1; seed 004 (after Breiman)
-    recommends a minimum node size of 5 for regression: pass ``min_samples_leaf=5``.
+    Prediction: :math:`\\hat y = \\frac{1}{B} \\sum_{b=1}^B \\hat f_b(x)`.
+    ``min_samples_leaf`` keeps scikit-learn's default 1; after Breiman, Hastie et al.
+    (2009, §15.3) recommend a minimum node size of 5 for regression: pass
+    ``min_samples_leaf=5``.
 
     %(forest_notes)s
     References

@@ -165,7 +165,7 @@ class _BaseGradientBoosting(BaseEstimator):
 
 _PARAMS = """
     learning_rate : float, default=0.1
-        Shrinkage ν of seed 004's update :math:`S_{t+1} = S_t - ν w_t`.
+        Shrinkage ν of the update :math:`S_{t+1} = S_t - ν w_t`.
     n_estimators : int, default=100
         Boosting rounds.
     subsample : float, default=1.0
@@ -196,7 +196,7 @@ _ATTRIBUTES = """
 """
 
 _NOTES = """
-    Seed 004: the strong model is updated by :math:`S_{t+1} = S_t - ν w_t` where the weak
+    The strong model is updated by :math:`S_{t+1} = S_t - ν w_t` where the weak
     model :math:`w_t` is a regression tree fitted to the gradient
     :math:`\\partial L(y, S_t) / \\partial S_t` (its negative, the pseudo-residuals, is fitted
     and added). As in Friedman's TreeBoost and scikit-learn, each leaf's value is then
@@ -213,7 +213,6 @@ _REFERENCES = """
     J. H. Friedman (2001) "Greedy function approximation: a gradient boosting machine",
     *Annals of Statistics* 29(5). J. H. Friedman (2002) "Stochastic gradient boosting".
     T. Hastie, R. Tibshirani, J. Friedman, *The Elements of Statistical Learning*, ch. 10.
-    Lecture notes ``seeds/004_22d5c553a7f19abd.txt`` (gradient boosting).
 """
 
 
@@ -337,7 +336,7 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
     Notes
     -----
     %(notes)s
-    Squared error: :math:`S_0 = \\bar y`, residuals :math:`y - S_t` (seed 004's gradient of
+    Squared error: :math:`S_0 = \\bar y`, residuals :math:`y - S_t` (the negative gradient of
     :math:`(y - S_t)^2` up to the factor 2), leaves keep the mean residual. Absolute error:
     :math:`S_0` the median, residuals :math:`\\mathrm{sign}(y - S_t)`, leaves the median of
     :math:`y - S_t`. Huber: see :class:`engine.ensemble._losses.HuberLoss`.

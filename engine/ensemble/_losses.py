@@ -1,7 +1,7 @@
 """Loss functions of gradient boosting: value, negative gradient, start and leaf update.
 
-Each loss works on the raw score ``S`` of seed 004 (shape (n_samples, K): K = 1 for
-regression and binary classification, K classes otherwise) and knows
+Each loss works on the raw score ``S`` (shape (n_samples, K): K = 1 for regression and
+binary classification, K classes otherwise) and knows
 
 * ``init(y, w)``: the constant score :math:`S_0` minimising the loss;
 * ``negative_gradient(y, S)``: :math:`-\\partial L(y, S) / \\partial S`, the

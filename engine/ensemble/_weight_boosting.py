@@ -1,4 +1,4 @@
-"""AdaBoost with decision stumps, as seed 000 teaches it: :class:`AdaBoostClassifier`."""
+"""AdaBoost with decision stumps (Freund & Schapire 1997): :class:`AdaBoostClassifier`."""
 from __future__ import annotations
 
 from collections import deque
@@ -25,7 +25,7 @@ _FAST_PARAMS = {"criterion": "gini", "splitter": "best", "max_features": None,
 
 
 class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
-    """AdaBoost (seed 000) for two classes; SAMME for more, with seed 000's ½ convention.
+    """AdaBoost (Freund & Schapire 1997) for two classes; SAMME for more, with the ½ convention.
 
     Parameters
     ----------
@@ -44,9 +44,9 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
     classes_ : ndarray, shape (n_classes,)
     estimators_ : list of fitted classifiers, length n_rounds
     estimator_weights_ : ndarray, shape (n_rounds,)
-        :math:`\\hat w_t` (8.24), times ``learning_rate``.
+        :math:`\\hat w_t`, times ``learning_rate``.
     estimator_errors_ : ndarray, shape (n_rounds,)
-        WeightedError of each round (8.23).
+        Weighted error :math:`\\varepsilon_t` of each round.
     sample_weights_ : ndarray, shape (n_rounds, n_samples)
         The normalised point weights :math:`\\alpha_i` round t's learner was trained with
         (row 0: the uniform start, or the normalised ``sample_weight``).
@@ -58,14 +58,14 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
 
     Notes
     -----
-    Seed 000, for every round t: fit :math:`\\hat f_t` with point weights
-    :math:`\\alpha_i`; its weighted error (8.23)
+    For every round t: fit :math:`\\hat f_t` with point weights
+    :math:`\\alpha_i`; its weighted error
     :math:`\\varepsilon_t = \\sum_i \\alpha_i 1\\{\\hat f_t(x_i) \\ne y_i\\} / \\sum_i \\alpha_i`;
-    its weight (8.24) :math:`\\hat w_t = \\frac12 \\ln\\frac{1 - \\varepsilon_t}{\\varepsilon_t}`;
+    its weight :math:`\\hat w_t = \\frac12 \\ln\\frac{1 - \\varepsilon_t}{\\varepsilon_t}`;
     :math:`\\alpha_i \\leftarrow \\alpha_i e^{-\\hat w_t}` if :math:`\\hat f_t(x_i) = y_i`,
-    :math:`\\alpha_i e^{\\hat w_t}` otherwise; normalise (8.26)
+    :math:`\\alpha_i e^{\\hat w_t}` otherwise; normalise
     :math:`\\alpha_i \\leftarrow \\alpha_i / \\sum_j \\alpha_j`. The prediction is the sign
-    of the weighted vote (8.25) :math:`\\sum_t \\hat w_t \\hat f_t(x)`, :math:`\\hat f_t = \\pm 1`.
+    of the weighted vote :math:`\\sum_t \\hat w_t \\hat f_t(x)`, :math:`\\hat f_t = \\pm 1`.
 
     K > 2 classes (SAMME, Zhu et al. 2009):
     :math:`\\hat w_t = \\frac12 \\left(\\ln\\frac{1 - \\varepsilon_t}{\\varepsilon_t} + \\ln(K - 1)\\right)`
@@ -91,7 +91,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
     learning and an application to boosting", *J. Computer and System Sciences* 55.
     J. Zhu, H. Zou, S. Rosset, T. Hastie (2009) "Multi-class AdaBoost", *Statistics and
     Its Interface* 2. T. Hastie, R. Tibshirani, J. Friedman, *The Elements of Statistical
-    Learning*, ch. 10. Lecture notes ``seeds/000_065dd62a8917dde5.txt`` (AdaBoost, 8.23-8.26).
+    Learning*, ch. 10.
 
     Examples
     --------
@@ -140,7 +140,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
                 progress(t, T)
             learner, pred = fit_round(alpha)
             miss = pred != codes
-            error = float(np.sum(alpha[miss]) / np.sum(alpha))  # (8.23)
+            error = float(np.sum(alpha[miss]) / np.sum(alpha))
             if error <= 0:  # perfect: keep it and stop
                 estimators.append(learner)
                 weights.append(0.5)
@@ -157,8 +157,8 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
             weights.append(w_hat)
             errors.append(error)
             history.append(alpha)
-            alpha = alpha * np.where(miss, np.exp(w_hat), np.exp(-w_hat))  # seed 000's update
-            alpha = alpha / alpha.sum()  # (8.26)
+            alpha = alpha * np.where(miss, np.exp(w_hat), np.exp(-w_hat))
+            alpha = alpha / alpha.sum()
         self.estimators_ = estimators
         self.estimator_weights_ = np.array(weights)
         self.estimator_errors_ = np.array(errors)
@@ -217,7 +217,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         :math:`\\hat f_t(x) = k` and :math:`-1/(K-1)` otherwise, shape (n_samples, K). Two
         classes: the second score minus the first,
         :math:`2 \\sum_t \\hat w_t \\hat f_t(x) / \\sum_t \\hat w_t` with :math:`\\hat f_t = +1`
-        for ``classes_[1]`` (seed 000's vote (8.25), rescaled), shape (n_samples,).
+        for ``classes_[1]`` (the weighted vote, rescaled), shape (n_samples,).
         Being normalised, it equals scikit-learn's although every weight is half of its.
         Running sums: round t costs one learner's prediction.
         """
@@ -264,7 +264,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
             yield self.classes_[best]
 
     def predict(self, X) -> np.ndarray:
-        """(8.25): the sign of the weighted vote (argmax for K classes); a tie goes to
+        """The sign of the weighted vote (argmax for K classes); a tie goes to
         ``classes_[0]``."""
         return _last(self.staged_predict(X))
 

@@ -77,8 +77,8 @@ class CategoricalNB(BaseNB):
 
     References
     ----------
-    Seed 002 (Naive Bayes for discrete X_i, MLE and MAP estimates; Murphy §3.5);
-    seed 004 (count-based likelihood, Laplace smoothing); Mitchell (1997), Table 3.2.
+    Murphy, *Machine Learning: a Probabilistic Perspective*, §3.5 (Naive Bayes for
+    discrete X_i, MLE and MAP estimates); Mitchell (1997), Table 3.2.
 
     Examples
     --------

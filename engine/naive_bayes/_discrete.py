@@ -74,8 +74,8 @@ class MultinomialNB(_CountTable, BaseNB):
 
     References
     ----------
-    Seed 000 (the review example); seed 002 (MAP estimates with Dirichlet priors);
-    Murphy, *Machine Learning: a Probabilistic Perspective*, §3.5.
+    Murphy, *Machine Learning: a Probabilistic Perspective*, §3.5 (MAP estimates with
+    Dirichlet priors).
 
     Examples
     --------
@@ -145,8 +145,8 @@ class BernoulliNB(_CountTable, BaseNB):
 
     References
     ----------
-    Seed 003 (the spam example: ``X_i`` = whether word i appears); seed 002 (MAP
-    estimates); Murphy, *Machine Learning: a Probabilistic Perspective*, §3.5.
+    Murphy, *Machine Learning: a Probabilistic Perspective*, §3.5 (``X_i`` = whether
+    word i appears; MAP estimates).
 
     Examples
     --------

@@ -70,7 +70,6 @@ class GaussianNB(BaseNB):
 
     References
     ----------
-    Seed 004 (Bravi, *Methods for Data Science*, lecture 3: Gaussian likelihood);
     Murphy, *Machine Learning: a Probabilistic Perspective*, §3.5.
 
     Examples

@@ -58,8 +58,7 @@ class MixedNB(BaseNB):
 
     References
     ----------
-    Seed 003 (§1.4: binning or a known distribution for continuous features);
-    seed 004 (mixed-type data); seed 000 (bag of words); Murphy §3.5.
+    Murphy, *Machine Learning: a Probabilistic Perspective*, §3.5.
 
     Examples
     --------

@@ -542,7 +542,7 @@ def _min_gain(crit, impurity: np.ndarray) -> np.ndarray:
     Like scikit-learn, gini / entropy / gain ratio / squared error make the best split
     of an impure node even if it gains nothing (XOR needs it, and a zero gain there means
     the children repeat the parent's mix). The misclassification error is flat almost
-    everywhere, so a zero gain there is seed 002's "no progress" and ends the node.
+    everywhere, so a zero gain there is "no progress" and ends the node.
     """
     if crit.split_at_zero_gain:
         return np.full(len(impurity), -np.inf)

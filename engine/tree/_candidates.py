@@ -7,12 +7,12 @@ criterion side by side.
 
 Candidates, per feature (loops over features; each is vectorized over rows):
 
-* numeric: ``x <= t`` at every midpoint between adjacent distinct values (seed 002:
-  only those can be optimal), from one sort and one cumulative sum; when values are
+* numeric: ``x <= t`` at every midpoint between adjacent distinct values (only
+  those can be optimal), from one sort and one cumulative sum; when values are
   missing, also "value present" vs "value missing" (threshold ``+inf``);
 * categorical, binary: values ordered by class-1 proportion (by the proportion of the
-  node's majority class for more classes), every prefix of that order (seed 002's
-  optimal binary split);
+  node's majority class for more classes), every prefix of that order (the optimal
+  binary split, Breiman et al. 1984);
 * categorical, multiway: one branch per value (ID3), empty branches included.
 
 Missing values go to the side with the higher score under the chosen criterion, as in
@@ -91,7 +91,7 @@ def split_scores(parent: np.ndarray, tables: np.ndarray, with_chi2: bool = True)
     info_gain = _decrease(entropy, parent, tables, share)
     split_info = entropy(weights)
     errors = np.sum(weights - tables.max(axis=-1, initial=0.0), axis=-1)
-    # From counts, so a split that corrects no error shows exactly 0 (seed 002's 10/6).
+    # From counts, so a split that corrects no error shows exactly 0 (a 10/6 parent into 4/0 + 6/6).
     parent_errors = parent.sum() - parent.max()
     scores = {
         "errors": errors,

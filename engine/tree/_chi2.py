@@ -1,4 +1,4 @@
-"""The χ² test of a split (seed 002), with the χ² survival function written in NumPy.
+"""The χ² test of a split (Quinlan 1986), with the χ² survival function written in NumPy.
 
 scipy is not a runtime dependency, so the p-value comes from the regularised upper
 incomplete gamma function, ``P(χ²_df ≥ x) = Q(df/2, x/2)``, computed by its power
@@ -7,7 +7,8 @@ series or its continued fraction (Numerical Recipes §6.2 describes both).
 References
 ----------
 Press, Teukolsky, Vetterling & Flannery, *Numerical Recipes*, 3rd ed., §6.2.
-Seed ``002_90fe0c5b54cbb720.txt``: testing the deviation from a zero-gain split.
+Russell & Norvig (2010), *Artificial Intelligence: A Modern Approach*, 3rd ed., §18.3:
+testing the deviation from a zero-gain split.
 """
 
 from __future__ import annotations
@@ -147,7 +148,7 @@ def chi2_tables(tables: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
 def chi2_statistic(counts_by_child) -> tuple[float, int, float]:
-    """χ² test of one split against a zero-gain split (seed 002).
+    """χ² test of one split against a zero-gain split.
 
     Parameters
     ----------
@@ -165,7 +166,7 @@ def chi2_statistic(counts_by_child) -> tuple[float, int, float]:
 
     Examples
     --------
-    The weak split of seed 002, a 4/8 parent into 2/2 and 2/6:
+    A weak split, a 4/8 parent into 2/2 and 2/6:
 
     >>> stat, dof, p = chi2_statistic([[2, 2], [2, 6]])
     >>> round(stat, 4), dof, round(p, 4)

@@ -196,14 +196,14 @@ _SHARED_PARAMETERS = """
     ccp_alpha : float, default=0.0
         Minimal cost-complexity pruning parameter α (0: no pruning).
     chi2_alpha : float or None, default=None
-        Significance level of χ² pruning (seed 002); None: no χ² pruning.
+        Significance level of χ² pruning (Quinlan 1986); None: no χ² pruning.
     random_state : int or None, default=None
         Seed for ``max_features`` draws.
 """
 
 _SHARED_NOTES = """
     Splits. A numeric split is ``x <= t`` with ``t`` the midpoint between two adjacent
-    distinct values observed in the node (only those can be optimal, seed 002). The gain
+    distinct values observed in the node (only those can be optimal). The gain
     of a split of node :math:`t` into children :math:`t_k` is
     :math:`\\Delta = I(t) - \\sum_k \\frac{n_k}{n} I(t_k)`, with weighted counts.
 
@@ -212,8 +212,8 @@ _SHARED_NOTES = """
     level has few nodes, by one ``np.bincount`` over (node, value) slots; otherwise its
     rows are taken in presorted order and cumulative sums give every cut. For gini,
     entropy and misclassification only cuts where the class changes (and the
-    ``min_samples_leaf`` limits) are scored: by seed 002's lemma no other cut can be
-    better. Every distinct value remains a possible threshold, so ``max_bins`` changes
+    ``min_samples_leaf`` limits) are scored: for a concave impurity no other cut can
+    be better. Every distinct value remains a possible threshold, so ``max_bins`` changes
     the speed, never the tree, and on data without ties the tree is scikit-learn's.
 
     Missing values. At every candidate split the node's missing rows are tried on both
@@ -232,8 +232,8 @@ _SHARED_NOTES = """
     Stopping. A node is a leaf when it is pure, when a stopping parameter says so, or
     when it has no valid split. As in scikit-learn, the best split of an impure node is
     made even when it gains nothing under gini, entropy, gain ratio or squared error (on
-    XOR only the second split pays off); under misclassification a zero gain is seed
-    002's "no progress", common because the error ignores everything but the majority,
+    XOR only the second split pays off); under misclassification a zero gain is "no
+    progress", common because the error ignores everything but the majority,
     and such a split is not made (gains within 1e-12 relative of 0 count as zero).
 """
 
@@ -241,10 +241,9 @@ _SHARED_REFERENCES = """
     L. Breiman, J. Friedman, R. Olshen, C. Stone (1984) *Classification and Regression
     Trees* (CART). J. R. Quinlan (1986) "Induction of decision trees", *Machine Learning*
     1 (ID3); J. R. Quinlan (1993) *C4.5: Programs for Machine Learning*. S. Russell,
-    P. Norvig, *Artificial Intelligence: A Modern Approach*, §18.3. Lecture notes
-    ``seeds/000_065dd62a8917dde5.txt`` (misclassification), ``002_90fe0c5b54cbb720.txt``
-    (information gain, optimal splits, χ² pruning), ``003_b7c89c2e204cf567.txt`` (Gini),
-    ``004_22d5c553a7f19abd.txt`` (regression trees, cost-complexity pruning).
+    P. Norvig, *Artificial Intelligence: A Modern Approach*, 3rd ed. (2010), §18.3.
+    T. Hastie, R. Tibshirani, J. Friedman, *The Elements of Statistical Learning*, 2nd ed.
+    (2009), §9.2.
 """
 
 
@@ -288,7 +287,7 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
     :math:`-\\sum_k \\frac{n_k}{n} \\log_2 \\frac{n_k}{n}`.
 
     Binary categorical splits order the node's categories by the proportion of class 1
-    (two classes; seed 002's optimal binary split) or, for more classes, by the
+    (two classes; optimal, Breiman et al. 1984) or, for more classes, by the
     proportion of the node's majority class (a heuristic: then not always optimal), and
     take the best prefix of that order like a numeric threshold.
 
@@ -352,7 +351,7 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
         """The plurality class of each row's leaf.
 
         A tie goes to the class listed last in ``classes_`` (see ``_tree.plurality``);
-        seed 000 leaves the choice free ("we can choose either class").
+        any rule would do, this one reproduces AIMA's trees.
         """
         best = plurality(self.predict_proba(X))  # checks that the model is fitted first
         return self.classes_[best]
@@ -380,7 +379,7 @@ class DecisionTreeRegressor(RegressorMixin, _BaseDecisionTree):
 
     Notes
     -----
-    Seed 004: the split :math:`(j, s)` minimises
+    The split :math:`(j, s)` minimises
     :math:`\\sum_{x_i \\in R_1} (y_i - \\hat c_1)^2 + \\sum_{x_i \\in R_2} (y_i - \\hat c_2)^2`,
     :math:`\\hat c_m` the mean of region :math:`R_m`. Binary categorical splits order the
     categories by their mean target (optimal for squared error, Breiman et al. 1984).

@@ -8,10 +8,12 @@ Notes
 -----
 With class proportions :math:`\\pi_q = n_q / n`:
 
-* Gini index (seed 003): :math:`G = \\sum_q \\pi_q (1 - \\pi_q) = 1 - \\sum_q \\pi_q^2`;
-  for two classes :math:`2\\pi(1-\\pi)` (seed 004).
-* Entropy (seed 002): :math:`H = -\\sum_q \\pi_q \\log_2 \\pi_q`, in bits.
-* Misclassification error (seed 000): :math:`E = 1 - \\max_q \\pi_q`.
+* Gini index (Breiman et al. 1984): :math:`G = \\sum_q \\pi_q (1 - \\pi_q) = 1 - \\sum_q \\pi_q^2`;
+  for two classes :math:`2\\pi(1-\\pi)`.
+* Entropy (Quinlan 1986): :math:`H = -\\sum_q \\pi_q \\log_2 \\pi_q`, in bits.
+* Misclassification error: :math:`E = 1 - \\max_q \\pi_q`.
+
+Hastie et al. (2009), §9.2.3 and Fig. 9.3, compare the three.
 
 A split's quality is the parent's impurity minus the children's, each weighted by its
 share of the parent's samples: :math:`\\Delta = I(t) - \\sum_k \\frac{n_k}{n} I(t_k)`.
@@ -47,7 +49,7 @@ def gini(counts: np.ndarray) -> np.ndarray:
 
 
 def entropy(counts: np.ndarray, base: float = 2.0) -> np.ndarray:
-    """Entropy −Σ πq log πq (bits by default; ``base=np.e`` for nats, as seed 003).
+    """Entropy −Σ πq log πq (bits by default; ``base=np.e`` for nats).
 
     >>> round(float(entropy([9, 5])), 3)
     0.94
@@ -71,7 +73,7 @@ def misclassification(counts: np.ndarray) -> np.ndarray:
 def squared_error(w: np.ndarray, wy: np.ndarray, wyy: np.ndarray) -> np.ndarray:
     """Mean squared error around the node mean, from weighted sums Σw, Σwy, Σwy².
 
-    ``(Σwy² − (Σwy)²/Σw) / Σw``: the node's RSS per unit weight (seed 004).
+    ``(Σwy² − (Σwy)²/Σw) / Σw``: the node's RSS per unit weight.
     """
     w = np.asarray(w, dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -130,14 +132,14 @@ class ClassificationCriterion:
 
     Notes
     -----
-    Gain of a split of node ``t`` into children ``t_k`` (seed 002):
+    Gain of a split of node ``t`` into children ``t_k``:
     :math:`\\Delta = I(t) - \\sum_k \\frac{n_k}{n} I(t_k)`. For ``gain_ratio`` (C4.5) the
     score is :math:`\\Delta / \\mathrm{SplitInfo}` with
     :math:`\\mathrm{SplitInfo} = -\\sum_k \\frac{n_k}{n}\\log_2 \\frac{n_k}{n}`.
 
     Examples
     --------
-    Seed 002: a 10/6 parent split into 4/0 and 6/6 gains 0.2044 bits.
+    A 10/6 parent split into 4/0 and 6/6 gains 0.2044 bits.
 
     >>> crit = ClassificationCriterion("entropy", 2, np.array([0, 1]), np.ones(2))
     >>> left, right = np.array([4.0, 0.0, 4.0]), np.array([6.0, 6.0, 12.0])

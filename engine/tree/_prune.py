@@ -1,4 +1,4 @@
-"""Pruning a grown tree: cost-complexity (CART) and χ² significance (seed 002).
+"""Pruning a grown tree: cost-complexity (CART) and χ² significance (ID3).
 
 Both work on the flat arrays of :class:`~engine.tree._tree.Tree` and return a new,
 smaller ``Tree`` through ``Tree.collapse``; neither needs the training data.
@@ -15,9 +15,10 @@ pruning repeatedly collapses the branch with the smallest effective
 
 giving a nested sequence of subtrees, one for each interval of :math:`\\alpha`.
 
-**χ² pruning** (seed 002). A split of :math:`n` examples into children :math:`k` with
-class counts :math:`n_{kq}` is compared with a zero-gain split, in which each child has
-the parent's class distribution, :math:`\\hat n_{kq} = n_q n_k / n`:
+**χ² pruning** (Quinlan 1986; Russell & Norvig 2010, §18.3). A split of :math:`n`
+examples into children :math:`k` with class counts :math:`n_{kq}` is compared with a
+zero-gain split, in which each child has the parent's class distribution,
+:math:`\\hat n_{kq} = n_q n_k / n`:
 
 .. math:: \\chi^2 = \\sum_k \\sum_q \\frac{(n_{kq} - \\hat n_{kq})^2}{\\hat n_{kq}},
    \\qquad df = (K - 1)(Q - 1).
@@ -29,7 +30,8 @@ References
 ----------
 Breiman, Friedman, Olshen & Stone (1984), *Classification and Regression Trees*, ch. 3.
 Hastie, Tibshirani & Friedman, *The Elements of Statistical Learning*, §9.2.2.
-Seed ``002_90fe0c5b54cbb720.txt`` (pruning; χ² test of a split).
+Quinlan (1986), "Induction of decision trees", *Machine Learning* 1, 81–106.
+Russell & Norvig (2010), *Artificial Intelligence: A Modern Approach*, 3rd ed., §18.3.
 """
 
 from __future__ import annotations
@@ -230,7 +232,7 @@ def _split_tables(tree, nodes: np.ndarray) -> np.ndarray:
 
 
 def prune_chi2(tree, alpha: float = 0.05):
-    """χ² significance pruning (seed 002), bottom-up until every remaining split is significant.
+    """χ² significance pruning (Quinlan 1986), bottom-up until every remaining split is significant.
 
     Parameters
     ----------
@@ -303,7 +305,7 @@ def _rows(X, index: np.ndarray):
 
 
 def choose_ccp_alpha_cv(estimator, X, y, cv: int = 5, random_state: int | None = 0):
-    """Choose the cost-complexity α by k-fold cross-validation (seed 004's spam tree).
+    """Choose the cost-complexity α by k-fold cross-validation (Breiman et al. 1984).
 
     Parameters
     ----------

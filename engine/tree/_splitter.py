@@ -9,7 +9,7 @@ are a sum. The candidates of all nodes are then read off sums:
   presorted order; a cumulative sum along that order gives, at every boundary between
   two distinct values, the left child's statistics; the right child is the node's
   total minus the left. For concave impurities only boundaries where the class
-  changes are scored (seed 002: no other cut can be optimal);
+  changes are scored (no other cut can be optimal);
 * few-valued numeric features while a level has few nodes: histograms, see
   :func:`._binning.histogram_candidates`;
 * numeric features mostly of one value (class counts with whole-number weights: a
@@ -112,8 +112,8 @@ def score_binary(crit, level, node, left, right, nan, min_leaf):
 #: Rank of the 'missing vs present' candidate: after every threshold of its feature.
 _LAST_RANK = np.iinfo(np.intp).max
 #: Evaluate only cuts where the class changes (plus min_samples_leaf limits); exact for
-#: concave impurities (seed 002: only splits between examples of different classes can
-#: be optimal). Switched off only by tests that check this claim.
+#: concave impurities (only splits between examples of different classes can be
+#: optimal). Switched off only by tests that check this claim.
 BOUNDARY_POINTS_ONLY = True
 #: The class-change filter runs when more than this share of positions are cuts.
 FILTER_SHARE = 0.3

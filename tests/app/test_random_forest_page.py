@@ -43,7 +43,7 @@ def test_every_view_runs_for_classification_and_regression(sample, view):
     assert charts(at) or at.get("graphviz_chart")
 
 
-def test_defaults_follow_seed_004():
+def test_defaults_follow_breiman():
     spam = run_page(data="spambase")
     assert spam.slider(key="rf_m").value == 7  # ⌊√57⌋
     assert spam.number_input(key="rf_min_leaf").value == 1

@@ -1,4 +1,4 @@
-"""The Compare page in a real browser: spam against seed 004, an upload, every tab.
+"""The Compare page in a real browser: spam against ESL, an upload, every tab.
 
 The page has no step control (nothing on it is a sequence), so no play test here.
 """
@@ -22,7 +22,7 @@ def open_tab(page, name: str) -> None:
 
 
 @pytest.mark.slow
-def test_spambase_lands_near_seed_004_with_a_progress_bar(page, app_url):
+def test_spambase_lands_near_esl_with_a_progress_bar(page, app_url):
     page.goto(f"{app_url}/compare?data=spambase&cmp_models=Decision+tree"
               "&cmp_models=Bagging&cmp_models=Random+forest")
     # 200 trees to grow: the bar ("1 of 3 models") shows while they are fitted
@@ -35,7 +35,7 @@ def test_spambase_lands_near_seed_004_with_a_progress_bar(page, app_url):
     found = dict(re.findall(r"(Decision tree|Bagging|Random forest) (\d+\.\d)%", line))
     tree, bagging, forest = (float(found[k]) for k in ("Decision tree", "Bagging",
                                                           "Random forest"))
-    # seed 004: 9.3%, 5.4%, 4.9%; ±2 points is about three standard errors on 1151 rows
+    # Hastie et al. (2009): 9.3%, 5.4%, 4.9%; ±2 points is about three standard errors on 1151 rows
     assert 7.3 <= tree <= 11.3 and 3.4 <= bagging <= 7.4 and 2.9 <= forest <= 6.9
     assert forest <= bagging < tree
 

@@ -1,4 +1,4 @@
-"""AdaBoost: seed 000's formulas by hand, scikit-learn's SAMME as oracle, spambase."""
+"""AdaBoost: Freund & Schapire's formulas by hand, scikit-learn's SAMME as oracle, spambase."""
 from __future__ import annotations
 
 import math
@@ -75,7 +75,7 @@ def test_sample_weights_sum_to_one_each_round():
     assert math.isclose(ada.final_sample_weight_.sum(), 1.0, rel_tol=1e-12)
 
 
-def test_hand_worked_six_points_follow_seed_000():
+def test_hand_worked_six_points():
     X = np.array([[1.0], [2.0], [3.0], [4.0], [5.0], [6.0]])
     y = np.array([1, 1, -1, -1, 1, 1])
     ada = AdaBoostClassifier(n_estimators=3).fit(X, y)
@@ -86,17 +86,17 @@ def test_hand_worked_six_points_follow_seed_000():
     for t, stump in enumerate(ada.estimators_):
         assert np.allclose(ada.sample_weights_[t], alpha)
         miss = [bool(p != yi) for p, yi in zip(stump.predict(X), y, strict=True)]
-        error = sum(a for a, m in zip(alpha, miss, strict=True) if m) / sum(alpha)  # (8.23)
-        w_hat = 0.5 * math.log((1 - error) / error)  # (8.24)
+        error = sum(a for a, m in zip(alpha, miss, strict=True) if m) / sum(alpha)  # weighted error
+        w_hat = 0.5 * math.log((1 - error) / error)  # model weight
         assert math.isclose(ada.estimator_errors_[t], error, rel_tol=1e-12)
         assert math.isclose(ada.estimator_weights_[t], w_hat, rel_tol=1e-12)
         alpha = [a * math.exp(w_hat if m else -w_hat) for a, m in zip(alpha, miss, strict=True)]
-        alpha = [a / sum(alpha) for a in alpha]  # (8.26)
+        alpha = [a / sum(alpha) for a in alpha]  # normalised
     assert np.allclose(ada.final_sample_weight_, alpha)
     # After round 1 the two missed points hold half the weight: 2·(1/6)e^{ŵ} = 4·(1/6)e^{-ŵ}.
     missed = ada.sample_weights_[1][ada.estimators_[0].predict(X) != y]
     assert math.isclose(missed.sum(), 0.5, rel_tol=1e-12)
-    # (8.25): the sign of Σ ŵ_t f_t(x).
+    # The prediction: the sign of Σ ŵ_t f_t(x).
     vote = sum(w * stump.predict(X) for w, stump in zip(ada.estimator_weights_, ada.estimators_,
                                                          strict=True))
     np.testing.assert_array_equal(ada.predict(X), np.where(vote > 0, 1, -1))

@@ -311,8 +311,8 @@ def test_feature_importances_are_the_normalised_mean_of_the_trees():
 
 @pytest.mark.parametrize("n_features, m_classifier, m_regressor",
                          [(57, 7, 19), (10, 3, 3), (9, 3, 3), (4, 2, 1), (2, 1, 1)])
-def test_max_features_defaults_are_seed_004s(n_features, m_classifier, m_regressor):
-    """⌊√p⌋ for classification and ⌊p/3⌋ for regression (REFERENCE.md, seed 004)."""
+def test_max_features_defaults_are_breimans(n_features, m_classifier, m_regressor):
+    """⌊√p⌋ for classification and ⌊p/3⌋ for regression (REFERENCE.md, Breiman 2001)."""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(30, n_features))
     forest = RandomForestClassifier(n_estimators=2, random_state=0).fit(X, X[:, 0] > 0)

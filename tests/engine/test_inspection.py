@@ -270,7 +270,7 @@ def test_decision_grid_of_a_regressor_holds_values():
 
 
 def test_feature_sampling_decorrelates_trees():
-    """Seed 004: random forests improve on bagging by lowering ρ between the trees."""
+    """Random forests improve on bagging by lowering ρ between the trees."""
     X, y = two_signals(400, seed=3)
     bagged = BaggingClassifier(n_estimators=30, random_state=0).fit(X, y)
     forest = RandomForestClassifier(n_estimators=30, max_features=1, random_state=0).fit(X, y)

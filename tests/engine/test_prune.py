@@ -1,4 +1,4 @@
-"""Pruning: cost-complexity against scikit-learn, χ² against scipy and seed 002."""
+"""Pruning: cost-complexity against scikit-learn, χ² against scipy and hand-worked splits."""
 
 from __future__ import annotations
 
@@ -172,8 +172,8 @@ def test_chi2_statistic_drops_empty_children_and_classes():
 # --- χ² pruning -----------------------------------------------------------------------
 
 
-def test_seed_002_weak_split_pruned_strong_split_kept():
-    # Root (24/28) splits into A = 4/8 (seed 002's weak 2/2 + 2/6, gain 0.04411)
+def test_weak_split_pruned_strong_split_kept():
+    # Root (24/28) splits into A = 4/8 (a weak 2/2 + 2/6, gain 0.04411)
     # and B = 20/20 (perfectly separated into 20/0 + 0/20).
     tree = hand_tree(
         {0: [1, 2], 1: [3, 4], 2: [5, 6]},
@@ -223,7 +223,7 @@ def test_chi2_pruning_ignores_empty_branch_values():
 
 
 def test_chi2_pruning_equals_recursive_definition(tie_free):
-    # Seed 002's rule written recursively: a node ends as a leaf when all its children do
+    # The pruning rule written recursively: a node ends as a leaf when all its children do
     # and its own split is not significant. Compare the surviving splits.
     X, y = tie_free
     tree = DecisionTreeClassifier(max_depth=7).fit(X[:600], y[:600]).tree_

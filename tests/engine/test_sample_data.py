@@ -190,5 +190,5 @@ def test_reviews() -> None:
     assert df["sentiment"].value_counts(normalize=True).min() >= 0.4
     assert not df["review"].str.lower().str.strip().duplicated().any()
     assert df["review"].notna().all()
-    # The seed 000 example is in the set, with its ampersand intact.
+    # The worked review example is in the set, with its ampersand intact.
     assert "The sushi & everything else was awesome!" in set(df["review"])

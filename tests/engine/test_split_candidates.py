@@ -65,7 +65,7 @@ def test_restaurant_root_gains():
         "Reservation": 0.0207,
     }
     assert all(gain[k] == 0 for k in ["Alternate", "Bar", "Raining", "Type"])
-    # seed 002: Patrons leaves 0.459 bits (= 1 − 0.541).
+    # Patrons leaves 0.459 bits (= 1 − 0.541).
     assert round(1 - table.loc["Patrons", "info_gain"], 3) == 0.459
     gini = rounded(table["gini_decrease"])
     assert {k: gini[k] for k in ["Patrons", "Hungry", "WaitEstimate", "Price"]} == {
@@ -109,7 +109,7 @@ def test_mushroom_root_gains():
     assert table["info_gain"].idxmax() == "odor"
 
 
-def test_seed_002_thresholds_c1_c2():
+def test_weak_and_strong_thresholds_c1_c2():
     # 12 points, 4 positive; x <= 4.5 leaves 2 of 4 positive (c1), x <= 5.5 leaves 3 of 5 (c2).
     X = pd.DataFrame({"x": np.arange(1.0, 13.0)})
     y = np.array([1, 0, 1, 0, 1, 0, 0, 0, 1, 0, 0, 0])
@@ -128,7 +128,7 @@ def test_seed_002_thresholds_c1_c2():
     assert list(table.index) == [k + 0.5 for k in range(1, 12)]
 
 
-def test_seed_002_peeling_off_an_easy_category():
+def test_peeling_off_an_easy_category():
     # Parent 10/6; x <= 4.5 gives 4/0 + 6/6: no fewer errors, yet 0.2044 bits.
     X = pd.DataFrame({"x": np.arange(16.0)})
     y = np.array(["a"] * 4 + ["a", "b"] * 6)
@@ -168,7 +168,7 @@ def test_chi2_columns_equal_scipy_and_counts_add_up(name, drop, target):
 
 
 def test_binary_category_candidates_are_prefixes_by_positive_proportion():
-    # seed 002: p(CA) = 7/10, p(NY) = 4/10, p(TX) = 5/20, p(IL) = 3/20 → IL, TX, NY, CA.
+    # p(CA) = 7/10, p(NY) = 4/10, p(TX) = 5/20, p(IL) = 3/20 → IL, TX, NY, CA.
     states = np.repeat(["CA", "NY", "TX", "IL"], [10, 10, 20, 20])
     positive = np.concatenate([np.arange(n) < k for n, k in [(10, 7), (10, 4), (20, 5), (20, 3)]])
     table = split_candidates(None, X=pd.DataFrame({"state": states}), y=positive)

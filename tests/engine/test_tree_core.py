@@ -105,7 +105,7 @@ def test_identical_to_sklearn_regressor(make, seed):
 
 
 def test_boundary_points_are_enough(monkeypatch):
-    """Skipping cuts inside one-class runs never changes the tree (seed 002's lemma)."""
+    """Skipping cuts inside one-class runs never changes the tree (boundary points suffice)."""
     monkeypatch.setattr(splitter, "FILTER_SHARE", 0.0)  # filter even when ties abound
     for seed in range(24):
         rng = np.random.default_rng(seed)
@@ -259,7 +259,7 @@ def test_gain_ratio_picks_the_best_ratio_at_the_root():
 
 
 def test_zero_gain_split_is_not_made_for_misclassification():
-    """Seed 002: a 10/6 parent into 2/0 + 8/6 is 'no progress' for the 0/1 loss."""
+    """A 10/6 parent into 2/0 + 8/6 is 'no progress' for the 0/1 loss."""
     X = np.array([[0.0]] * 2 + [[1.0]] * 14)
     y = np.array([0, 0] + [0] * 8 + [1] * 6)
     assert DecisionTreeClassifier(criterion="misclassification").fit(X, y).get_n_leaves() == 1

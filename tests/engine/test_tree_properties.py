@@ -186,8 +186,7 @@ XOR = (pd.DataFrame({"num0": [0.0, 0.0, 1.0, 1.0], "num1": [0.0, 1.0, 0.0, 1.0]}
        categorical_split=st.sampled_from(["binary", "multiway"]))
 def test_full_tree_fits_distinct_rows_perfectly(data, criterion, categorical_split):
     """Rows with distinct features can always be separated, so a full tree is 100% right
-    (seed 003: "Training accuracy is usually 100% if we grow the tree till perfectly
-    classified", features pairwise different)."""
+    on its training rows."""
     X, y = data
     distinct = ~X.duplicated(keep=False)
     X, y = X[distinct].reset_index(drop=True), y[distinct].reset_index(drop=True)
@@ -258,7 +257,7 @@ def test_regression_tree_leaf_values_are_means(data, max_depth):
 
 
 def _best_subset_gain(codes: np.ndarray, impurity) -> float:
-    """Brute force over every way to send a set of categories left (seed 002's 2^(k-1) - 1)."""
+    """Brute force over every way to send a set of categories left (2^(k-1) - 1 of them)."""
     present = np.unique(codes)
     parent = impurity(np.ones(len(codes), dtype=bool))
     best = -np.inf
@@ -285,7 +284,7 @@ CATEGORY_COLUMN = st.lists(st.sampled_from(list("abcdef")), min_size=4, max_size
        criterion=st.sampled_from(["gini", "entropy"]))
 def test_binary_category_split_is_the_best_subset_for_two_classes(column, seed, criterion):
     """Ordering categories by their share of class 1 and taking the best prefix finds the
-    best of all 2^(k-1) - 1 subsets (Breiman et al. 1984; seed 002)."""
+    best of all 2^(k-1) - 1 subsets (Breiman et al. 1984)."""
     X = pd.DataFrame({"c": pd.Series(column, dtype=object)})
     y = np.random.default_rng(seed).integers(0, 2, size=len(column))
     if len(set(column)) < 2 or len(set(y)) < 2:

@@ -1,6 +1,6 @@
 """Textbook trees and numbers (../shared/REFERENCE.md) reproduced through the estimators.
 
-Each test fits a DecisionTreeClassifier the way the lecture notes build the tree and reads
+Each test fits a DecisionTreeClassifier the way the textbooks build the tree and reads
 the answer off the fitted model: its predictions, its ``tree_`` arrays, or the whole tree
 turned into the nested ``{attribute: {value: subtree or class}}`` form the textbooks draw.
 Per-attribute gains at a node are tested through ``engine.inspection.split_candidates``
@@ -85,7 +85,7 @@ def fit_id3(frame: pd.DataFrame, target: str, **params) -> tuple[DecisionTreeCla
     return DecisionTreeClassifier(**ID3, **params).fit(X, y), X
 
 
-# --------------------------------------------------------------------------- loan (seed 000)
+# --------------------------------------------------------------------------- loan
 
 
 @pytest.fixture
@@ -128,7 +128,7 @@ def test_loan_id3_stump_splits_on_credit(loan):
     assert round(root_gain(model), 4) == 0.2516
 
 
-# --------------------------------------------------------------------------- seed 002 splits
+# --------------------------------------------------------------------------- hand-worked splits
 
 
 def _threshold_data(blocks: list[tuple[float, int, int]]) -> tuple[np.ndarray, np.ndarray]:
@@ -138,7 +138,7 @@ def _threshold_data(blocks: list[tuple[float, int, int]]) -> tuple[np.ndarray, n
     return x, y
 
 
-def test_seed002_misclassification_makes_no_progress():
+def test_misclassification_makes_no_progress():
     """Parent 10/6: splits 2/0 + 8/6 and 4/0 + 6/6 both keep the 0/1 loss at 6, so a
     misclassification tree does not split; entropy takes 4/0 + 6/6 (gain 0.2044)."""
     X, y = _threshold_data([(1.0, 1, 0), (2.0, 1, 0), (3.0, 1, 0), (4.0, 1, 0), (5.0, 6, 6)])
@@ -150,7 +150,7 @@ def test_seed002_misclassification_makes_no_progress():
     assert round(root_gain(entropy_tree), 4) == 0.2044
 
 
-def test_seed002_stump_prefers_the_larger_gain():
+def test_stump_prefers_the_larger_gain():
     """4 positives of 12: c1 gives 2/4 + 2/8 (gain 0.04411), c2 gives 3/5 + 1/7 (0.16859)."""
     positive = np.arange(12) < 4
     c1 = np.isin(np.arange(12), [0, 1, 4, 5])      # left: rows 0, 1 positive; 4, 5 negative
@@ -262,7 +262,7 @@ def test_playtennis_id3_tree(playtennis):
     assert tree == MITCHELL_FIG_3_1, tree_differences(tree, MITCHELL_FIG_3_1)
 
 
-# --------------------------------------------------------------------------- shirt colour (seed 003)
+# --------------------------------------------------------------------------- shirt colour
 
 
 def shirt_data() -> tuple[pd.DataFrame, pd.Series]:
@@ -296,7 +296,7 @@ def test_shirt_multiway_stump():
     assert proba[:, yes].tolist() == [1.0, 0.0, 0.5]
 
 
-# --------------------------------------------------------------------------- two-class formulas (seed 004)
+# --------------------------------------------------------------------------- two-class formulas
 
 PI = np.linspace(0.0, 1.0, 201)
 

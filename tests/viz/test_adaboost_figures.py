@@ -1,6 +1,6 @@
 """Figures and tables of the AdaBoost page, checked on their data (no Streamlit, no browser).
 
-Oracles: seed 000's formulas recomputed here, scikit-learn's AdaBoost (SAMME on stumps,
+Oracles: AdaBoost's formulas recomputed here, scikit-learn's AdaBoost (SAMME on stumps,
 whose decision function equals ours although each of its weights is twice ours), and the
 engine's own staged outputs.
 """
@@ -123,7 +123,7 @@ def test_staged_grid_refuses_a_model_of_other_columns(iris):
 
 
 @pytest.mark.parametrize("which", ["moons", "iris"])
-def test_round_detail_follows_seed_000(which, request):
+def test_round_detail_follows_the_formulas(which, request):
     model, data = request.getfixturevalue(which)
     K = len(model.classes_)
     misses = af.learner_misses(model, data.X_train, data.y_train)
@@ -131,8 +131,8 @@ def test_round_detail_follows_seed_000(which, request):
     with np.errstate(all="raise"):
         for t in range(1, len(model.estimators_) + 1):
             d = af.round_detail(model, misses, t)
-            assert d.error == pytest.approx(d.before[d.miss].sum() / d.before.sum())  # (8.23)
-            w = 0.5 * np.log((1 - d.error) / d.error) + 0.5 * np.log(K - 1)  # (8.24), SAMME
+            assert d.error == pytest.approx(d.before[d.miss].sum() / d.before.sum())  # ε_t
+            w = 0.5 * np.log((1 - d.error) / d.error) + 0.5 * np.log(K - 1)  # SAMME
             assert d.weight == pytest.approx(w)
             assert d.after.sum() == pytest.approx(1.0)
             np.testing.assert_allclose(d.after * d.normaliser, d.before * d.factors)
@@ -158,7 +158,7 @@ def test_heaviest_table_lists_the_k_heaviest_after_the_update(moons):
     np.testing.assert_array_equal(table["f̂_t wrong"], d.miss[positions])
 
 
-def test_stump_table_on_seed_000s_six_points():
+def test_stump_table_on_six_points():
     # The engine's worked example: X = 1..6, y = +, +, -, -, +, +.
     X = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]})
     model = AdaBoostClassifier(n_estimators=3).fit(X, [1, 1, -1, -1, 1, 1])

@@ -73,7 +73,7 @@ def test_download_has_a_white_background_not_the_pages_transparency():
 def test_without_the_dot_program_nothing_is_rendered_and_the_reason_is_given(monkeypatch):
     monkeypatch.setattr(diagram_export, "dot_binary", lambda: None)
     assert render_dot("digraph { a -> b }", "png") is None
-    assert "not installed" in unavailable_reason("digraph { a -> b }")
+    assert "not available" in unavailable_reason("digraph { a -> b }")
 
 
 @needs_dot

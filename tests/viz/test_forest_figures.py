@@ -2,8 +2,8 @@
 
 Every curve and bar is checked against a second, independent computation from the
 forest's own members (a loop over the first b trees, the trees' own importances),
-and seed 004's numbers: m = ⌊√p⌋ / ⌊p/3⌋, a row is out of bag for ≈ e⁻¹ of the trees,
-and the variance of the average of B trees is ρσ² + (1−ρ)σ²/B.
+and the textbook numbers (Breiman 2001; Hastie et al. 2009): m = ⌊√p⌋ / ⌊p/3⌋, a row is
+out of bag for ≈ e⁻¹ of the trees, and the variance of the average of B trees is ρσ² + (1−ρ)σ²/B.
 """
 from __future__ import annotations
 
@@ -101,7 +101,7 @@ def test_a_row_is_out_of_bag_for_about_e_to_the_minus_one_of_the_trees(moons):
 @pytest.mark.parametrize(("p", "marks"), [(57, {"√p": 7, "p/3": 19, "p": 57}),
                                           (10, {"√p": 3, "p/3": 3, "p": 10}),
                                           (2, {"√p": 1, "p/3": 1, "p": 2})])
-def test_m_marks_are_seed_004_defaults(p, marks):
+def test_m_marks_are_breimans_defaults(p, marks):
     assert ff.m_marks(p) == marks
 
 
@@ -126,7 +126,7 @@ def test_variance_formula_plugs_in_the_measured_rho_and_sigma2(friedman):
     assert f"{found.rho:.3f}" in text and rf"\frac{{1 - {found.rho:.3f}}}{{{B}}}" in text
     shown = float(re.search(r"= ([-\d.e+]+) \\end\{aligned\}$", text).group(1))
     assert shown == pytest.approx(found.ensemble_variance(), rel=1e-3)
-    # seed 004: averaging shrinks the variance, but never below ρσ²
+    # averaging shrinks the variance, but never below ρσ²
     assert found.rho * found.sigma2 <= shown <= found.sigma2
 
 

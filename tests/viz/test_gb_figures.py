@@ -1,7 +1,7 @@
 """Gradient-boosting figures, tested on their data (no Streamlit).
 
 Oracles: scikit-learn's staged predictions and log loss (squared and Huber losses, whose
-trees equal scikit-learn's on data without tied splits), and the definitions of seed 004
+trees equal scikit-learn's on data without tied splits), and the definitions of Friedman (2001)
 (S_{t+1} = S_t + ν f_{t+1}, residual = −gradient for the squared error).
 """
 from __future__ import annotations

@@ -18,7 +18,7 @@ def iris():
 
 
 def test_threshold_curve_has_one_line_per_criterion_and_marks_the_best(iris):
-    # Seed 002's 12 points: thresholds 4.5 (weak) and 5.5 (strong) by information gain.
+    # 12 points: thresholds 4.5 (weak) and 5.5 (strong) by information gain.
     X = pd.DataFrame({"x": np.arange(1.0, 13.0)})
     table = split_candidates(None, X=X, y=[1, 0, 1, 0, 1, 0, 0, 0, 1, 0, 0, 0])
     fig = tf.threshold_curve_figure(table, "x", "entropy")

@@ -1,4 +1,4 @@
-"""What χ² pruning removes: the same tree as the engine's pruning, and seed 002's numbers."""
+"""What χ² pruning removes: the same tree as the engine's pruning, and hand-worked numbers."""
 import numpy as np
 import pytest
 
@@ -41,7 +41,7 @@ def test_every_removed_split_is_not_significant_and_every_kept_leaf_parent_is():
 
 
 def test_split_tests_are_pearsons_chi2_of_the_children_and_the_table_lists_them():
-    # Σ (n_kq − n̂_kq)² / n̂_kq with n̂_kq = n_q n_k / n (seed 002), written out again here.
+    # Σ (n_kq − n̂_kq)² / n̂_kq with n̂_kq = n_q n_k / n, written out again here.
     grown, _ = fitted("restaurant", "WillWait")
     tree = grown.tree_
     tests = split_tests(tree)
