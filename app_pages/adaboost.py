@@ -1,21 +1,22 @@
-"""AdaBoost page: seed 000's algorithm round by round, its error against T, every stump."""
+"""AdaBoost page: Freund & Schapire's algorithm round by round, its error against T, every stump."""
 import numpy as np
 import streamlit as st
 
 from engine.metrics import accuracy_score, confusion_matrix
 from ui import adaboost_controls as ac
-from ui import limits, state, url
+from ui import data_controls, limits, state, tables, url
 from ui.take_home import take_home
 from viz import adaboost_figures as af
 from viz import tree_figures as tf
 
 st.title("AdaBoost")
-st.caption("Notation of seed 000: f̂_t is round t's weak learner and ŵ_t its weight; α_i is "
+st.caption("Notation: f̂_t is round t's weak learner and ŵ_t its weight; α_i is "
            "the weight of training point i. Each round fits f̂_t to the α-weighted points, "
            "then raises the α_i of the points it got wrong.")
 dataset = state.current_dataset()
 if dataset is None:
     state.stop()
+data_controls.leak_notice(dataset)
 if dataset.task != "classification":
     state.offer_classification_target(
         f"AdaBoost counts wrong answers, so it predicts a class, and **{dataset.target}** is a "
@@ -74,7 +75,7 @@ with views[1]:
         st.plotly_chart(af.error_curve_figure(train, test, single, current=shown_round,
                                               style=style), width="stretch")
         best = int(np.argmin(test)) + 1
-        st.caption(f"Seed 000, Fig. 8.51. Lowest test error {test[best - 1]:.1%} after T = {best} "
+        st.caption(f"Lowest test error {test[best - 1]:.1%} after T = {best} "
                    f"rounds; after all {n_rounds}: training {train[-1]:.1%}, test {test[-1]:.1%}. "
                    "T is a hyperparameter: choose it on held-out data, not on the training error.")
         st.plotly_chart(af.weight_curve_figure(model, style), width="stretch")
@@ -86,13 +87,13 @@ with views[2]:
         if params["max_depth"] > 1:
             st.caption(f"The weak learners are trees of depth {params['max_depth']}: each row "
                        "gives the root question and the majority class on each side of it.")
-        st.dataframe(table, hide_index=True, height=min(38 + 35 * len(table), 640),
+        tables.show(table, hide_index=True, height=min(38 + 35 * len(table), 640),
                      column_config={"ε_t": st.column_config.NumberColumn(format="%.4f"),
                                     "ŵ_t": st.column_config.NumberColumn(format="%.4f")})
-        st.caption("ε_t: weighted error of round t (8.23). ŵ_t = ½ ln((1 − ε_t)/ε_t) (8.24)"
+        st.caption("ε_t: weighted error of round t. ŵ_t = ½ ln((1 − ε_t)/ε_t)"
                    + (", + ½ ln(K − 1) (SAMME)" if K > 2 else "")
                    + (f", × η = {params['learning_rate']:g}" if params["learning_rate"] != 1 else "")
-                   + ". The ensemble: F̂(x) = sign(Σ_t ŵ_t f̂_t(x)) (8.25).")
+                   + ". The ensemble: F̂(x) = sign(Σ_t ŵ_t f̂_t(x)).")
         st.download_button("Download the table (CSV)", table.to_csv(index=False),
                            "adaboost_learners.csv", "text/csv", on_click="ignore")
 

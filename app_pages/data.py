@@ -1,7 +1,7 @@
 """Data page: choose or upload a table, check its schema, pick the target and the split."""
 import streamlit as st
 
-from ui import data_controls, state, url
+from ui import data_controls, state, tables, url
 from viz.data_charts import class_balance_figure, missing_values_figure, target_histogram
 
 st.title("Data")
@@ -43,7 +43,7 @@ if dataset.n_dropped:
 
 preview, schema_tab = st.tabs(["Preview", "Columns"])
 with preview:
-    st.dataframe(frame.head(500), width="stretch", height=320)
+    tables.show(frame.head(500), width="stretch", height=320)
     st.caption(f"The first {min(len(frame), 500):,} of {len(frame):,} rows.")
 with schema_tab:
     st.markdown("Untick a column to leave it out; change its kind if the guess is wrong. "

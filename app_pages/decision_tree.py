@@ -2,7 +2,7 @@
 import streamlit as st
 
 from engine.metrics import accuracy_score, confusion_matrix, r2_score
-from ui import state, url
+from ui import data_controls, state, url
 from ui import tree_controls as tc
 from ui import tree_diagram as td
 from ui.take_home import take_home
@@ -13,6 +13,7 @@ st.title("Decision Tree")
 dataset = state.current_dataset()
 if dataset is None:
     state.stop()
+data_controls.leak_notice(dataset)
 style, classify = state.style(), dataset.task == "classification"
 features = tc.tree_features(dataset)
 if not features:
@@ -43,18 +44,20 @@ st.caption(f"{tree.node_count} nodes · {tree.n_leaves} leaves · depth {tree.ma
 views = url.bound(st.tabs, ["Tree", "Grow step by step", "Show your working", "Impurity", "Results",
                  "Complexity", "Decision boundary"], key="dt_view")
 
+tree_style = td.diagram_style(style)
 with views[0]:
     if views[0].open:
-        depth_col, row_col = st.columns([2, 3], vertical_alignment="bottom")
-        with depth_col:
-            depth_limit = td.display_depth(tree, style)
-        typed_col, fit_col = st.columns(2)
-        followed = td.followed_row(model, dataset, features, row_col, typed_col)
-        fit = url.bound(fit_col.toggle, "Shrink to fit", key="dt_fit", help=td.FIT_HELP)
+        with td.options("Diagram: depth drawn, a row to follow, size"):
+            depth_col, row_col = st.columns([2, 3], vertical_alignment="bottom")
+            with depth_col:
+                depth_limit = td.display_depth(model, tree_style)
+            typed_col, fit_col = st.columns(2)
+            followed = td.followed_row(model, dataset, features, row_col, typed_col)
+            fit = url.bound(fit_col.toggle, "Shrink to fit", key="dt_fit", help=td.FIT_HELP)
         path = td.path_of(model, followed)
-        dot = tree_to_dot(model, style=style, max_depth=depth_limit, highlight_path=path,
+        dot = tree_to_dot(model, style=tree_style, max_depth=depth_limit, highlight_path=path,
                           missing_features=missing)
-        td.diagram(dot, style, fit=fit)
+        td.diagram(dot, tree_style, fit=fit)
         td.downloads(dot)
         if path is not None:
             td.explain(model, followed, missing)
@@ -63,14 +66,14 @@ with views[0]:
                                 on_change="rerun")
             if removed.open:
                 with removed:
-                    td.chi2_view(dataset, key, all_rows, params["chi2_alpha"], style,
+                    td.chi2_view(dataset, key, all_rows, params["chi2_alpha"], tree_style,
                                  depth_limit, missing)
 
 with views[1]:
     if views[1].open:
         st.markdown("A tree is grown greedily, one level at a time: every node of a level picks "
                     "its best split without looking ahead. Step through the levels, or play.")
-        td.grow_view(model, style, missing)
+        td.grow_view(model, tree_style, missing)
 
 with views[2]:
     if views[2].open and not classify:

@@ -2,18 +2,19 @@
 import streamlit as st
 
 from engine.metrics import accuracy_score, confusion_matrix, mean_squared_error, r2_score
+from ui import data_controls, state, tables, url
 from ui import gb_controls as gc
-from ui import state, url
 from ui.take_home import take_home
 from viz import gb_figures as gf
 from viz import tree_figures as tf
 
 st.title("Gradient Boosting")
-st.caption("Seed 004: weak trees are added one at a time, each fitted to the gradient of the "
-           "loss at the current strong model: Sₜ₊₁ = Sₜ − ν wₜ.")
+st.caption("Friedman (2001): weak trees are added one at a time, each fitted to the gradient "
+           "of the loss at the current strong model: Sₜ₊₁ = Sₜ − ν wₜ.")
 dataset = state.current_dataset()
 if dataset is None:
     state.stop()
+data_controls.leak_notice(dataset)
 style, classify = state.style(), dataset.task == "classification"
 features = gc.features(dataset)
 if not features:
@@ -58,7 +59,7 @@ with views[1]:
                      help="Three fits of T rounds each; cached once done."):
             curves = gc.shrinkage_curves(dataset, model_params)
             st.plotly_chart(gf.shrinkage_figure(curves, loss_name, style), width="stretch")
-            st.dataframe(gf.shrinkage_table(curves), hide_index=True)
+            tables.show(gf.shrinkage_table(curves), hide_index=True)
             st.caption("A large ν drives the training loss down fastest and reaches its best "
                        "test loss early, then overfits; a small ν needs more rounds for the "
                        "same training loss and usually reaches a lower test loss (ESL §10.12).")

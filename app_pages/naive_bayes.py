@@ -2,8 +2,8 @@
 import streamlit as st
 
 from engine.data import DataError
+from ui import data_controls, state, tables, url
 from ui import nb_controls as nb
-from ui import state, url
 from ui.axes import axis_pair
 from ui.take_home import plain, take_home
 from viz import nb_figures as nf
@@ -15,6 +15,7 @@ st.caption("Posterior = prior × likelihood / evidence, with the naive assumptio
 dataset = state.current_dataset()
 if dataset is None:
     state.stop()
+data_controls.leak_notice(dataset)
 if dataset.task != "classification":
     state.offer_classification_target(
         f"Naive Bayes predicts a class, and **{dataset.target}** is a number to predict "
@@ -60,16 +61,18 @@ with tabs["Priors & likelihoods"]:
             st.info("The only feature is text: see the **Text** tab for what each word contributes.")
         elif views[shown[0]] == "counts":
             st.markdown("**θⱼ꜀ per feature**: count in class c, and the smoothed probability.")
-            st.dataframe(nf.style_zero_probabilities(nf.likelihood_frame(model.likelihood_table())))
+            tables.show(nf.likelihood_frame(model.likelihood_table()),
+                        style=nf.style_zero_probabilities)
         else:
             feature = st.selectbox("Feature", shown, key="nb_feature")
             if views[feature] == "gaussian":
                 params = model.gaussian_params(feature)
                 value = float(x_row[feature].iloc[0])
                 st.plotly_chart(nf.gaussian_curves_figure(params, feature, value, style), width="stretch")
-                st.dataframe(params, width="content")
+                tables.show(params, width="content")
             else:
-                st.dataframe(nf.style_zero_probabilities(nf.likelihood_frame(model.likelihood_table(feature))))
+                tables.show(nf.likelihood_frame(model.likelihood_table(feature)),
+                            style=nf.style_zero_probabilities)
                 st.caption("θ = (count + α) / (N_c + α k), with k the number of values. Red: θ = 0, "
                            "a count of zero without smoothing: one such value rules the class out.")
 
@@ -89,7 +92,7 @@ with tabs["Evidence for one row"]:
         st.markdown(f"{'Your row' if typed else f'Row **{x_row.index[0]}**'}: predicted "
                     f"**{predicted}** (P = {posterior.max():.3f}){truth}.")
         if not typed:
-            st.dataframe(x_row, hide_index=True)
+            tables.show(x_row, hide_index=True)
         st.plotly_chart(nf.ledger_figure(nf.ledger_steps(ledger), style), width="stretch")
         st.latex(r"P(c \mid x) = \frac{P(c) \prod_j P(x_j \mid c)}{\sum_r P(c_r) \prod_j P(x_j \mid c_r)}")
         for line in nf.posterior_latex(ledger):

@@ -85,7 +85,10 @@ def infer_schema(df: pd.DataFrame) -> pd.DataFrame:
     for date in schema.index[schema["kind"] == "date"]:
         for part in DATE_PARTS:
             name = f"{date} {part}"
-            if name in schema.index and schema.loc[name, "include"]:
+            usable = name in schema.index and schema.loc[name, "kind"] not in ("constant", "empty")
+            if usable:
+                # a month runs 1..12 and starts again: a measurement, not a row counter
+                schema.loc[name, "kind"] = "categorical" if part == "weekday" else "numeric"
                 schema.loc[name, "include"] = False
                 schema.loc[name, "reason"] = (f"the {part} of {date}: tick “use” to let a "
                                               "model use the date")
@@ -131,7 +134,7 @@ def with_date_parts(df: pd.DataFrame) -> pd.DataFrame:
 #: Formats tried in turn; the first that reads nearly every value (``DATE_SHARE``) is the
 #: column's. A day above 12 settles 31/01/2020 against 01/31/2020; when no value settles
 #: it, day first is assumed, as most of the world writes dates.
-DATE_FORMATS = ("ISO8601", "%d/%m/%Y", "%m/%d/%Y", "%d.%m.%Y", "%d-%m-%Y", "%d/%m/%y",
+DATE_FORMATS = ("ISO8601", "%Y/%m/%d", "%d/%m/%Y", "%m/%d/%Y", "%d.%m.%Y", "%d-%m-%Y", "%d/%m/%y",
                 "%m/%d/%y")
 
 
@@ -180,6 +183,9 @@ def _kind(column: pd.Series, n_rows: int, n_distinct: int, n_missing: int) -> tu
     if pd.api.types.is_numeric_dtype(column):
         if _is_counter(column, n_rows, n_distinct):
             return "id", "numbers 1, 2, 3, ... one per row — looks like a row number"
+        if _is_group_counter(column, n_rows):
+            return "id", ("counts 1, 2, 3, ... and starts again — a row number within "
+                          "groups, not a measurement")
         return "numeric", f"numbers ({n_distinct} distinct values)"
     n_present = n_rows - n_missing
     if _is_date(column):
@@ -199,6 +205,23 @@ def _is_date(column: pd.Series) -> bool:
     values = column.dropna().astype(str)
     sample = values.iloc[:: max(1, len(values) // 200)]
     return bool(len(sample)) and bool(sample.str.match(DATE_PATTERN).mean() >= DATE_SHARE)
+
+
+#: A whole-number column that starts at 0 or 1 and steps by +1 from one row to the next
+#: this often (in at least COUNTER_MIN_ROWS rows) numbers the rows of groups: the raw
+#: penguin table's "Sample Number" runs 1..152, 1..68, 1..124, one run per study. A year
+#: column of yearly rows steps by +1 too, but does not start at 0 or 1.
+COUNTER_STEP_SHARE = 0.9
+COUNTER_MIN_ROWS = 20
+
+
+def _is_group_counter(column: pd.Series, n_rows: int) -> bool:
+    values = column.to_numpy(dtype=float)
+    if n_rows < COUNTER_MIN_ROWS or not np.all(np.isfinite(values)):
+        return False
+    if not np.all(values == np.round(values)) or values.min() not in (0.0, 1.0):
+        return False
+    return bool((np.diff(values) == 1).mean() >= COUNTER_STEP_SHARE)
 
 
 def _is_counter(column: pd.Series, n_rows: int, n_distinct: int) -> bool:

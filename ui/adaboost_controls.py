@@ -22,16 +22,16 @@ from ui.stepper import stepped
 from ui.tree_controls import tree_features
 from viz import adaboost_figures as af
 
-from . import url
+from . import tables, url
 from .axes import axis_pair
 
 HELP = {
     "rounds": "T, the number of boosting rounds: the ensemble is "
-              "F̂(x) = sign(Σ_{t=1..T} ŵ_t f̂_t(x)) (seed 000, 8.25). Boosting stops early if a "
+              "F̂(x) = sign(Σ_{t=1..T} ŵ_t f̂_t(x)). Boosting stops early if a "
               "learner is perfect (ε_t = 0) or no better than chance.",
     "learning_rate": "η multiplies every model weight: ŵ_t = η · ½ ln((1 − ε_t)/ε_t). "
                      "Smaller η: smaller steps, more rounds needed.",
-    "max_depth": "Depth of each weak learner f̂_t. 1 = a stump (one question), as in seed 000.",
+    "max_depth": "Depth of each weak learner f̂_t. 1 = a stump (one question), the classic choice.",
     "pair": "The two numeric features of the picture. Its boundary comes from a second "
             "AdaBoost fitted on these two features only.",
     "source": "Which model's round t the points show: α_i, the × marks and the split line.",
@@ -194,7 +194,7 @@ def round_arithmetic(model, learner, detail: af.RoundDetail, pair: tuple[str, st
     st.markdown(f"**{n_wrong:,}** of {n:,} training points misclassified: their α_i × "
                 f"e^ŵ = {np.exp(detail.weight):.3f}, the others' × e^−ŵ = "
                 f"{np.exp(-detail.weight):.3f}, then all ÷ Z = {detail.normaliser:.4f} to sum "
-                f"to 1 (8.26). The misclassified now hold **{detail.after[detail.miss].sum():.1%}**"
+                f"to 1. The misclassified now hold **{detail.after[detail.miss].sum():.1%}**"
                 f" of the weight (before: {detail.before[detail.miss].sum():.1%}).")
 
 
@@ -203,7 +203,7 @@ def heaviest_points(detail: af.RoundDetail, dataset: Dataset, k: int = 8) -> Non
     table = af.heaviest_table(detail, dataset.y_train, dataset.X_train.index, k)
     st.markdown(f"**The {k} heaviest points after round {detail.t}** (training rows): "
                 "the next learner is pushed hardest to get these right.")
-    st.dataframe(table, hide_index=True, column_config={
+    tables.show(table, hide_index=True, column_config={
         c: st.column_config.NumberColumn(format="%.4g") for c in table.columns[3:]})
 
 
@@ -213,7 +213,7 @@ def _md(text) -> str:
 
 
 def _weight_latex(detail: af.RoundDetail, eta: float, K: int) -> str:
-    """(8.24) with round t's numbers: ŵ_t = η · ½ ln((1 − ε_t)/ε_t) [+ ½ ln(K − 1)]."""
+    """The model weight with round t's numbers: ŵ_t = η · ½ ln((1 − ε_t)/ε_t) [+ ½ ln(K − 1)]."""
     t, e, w = detail.t, detail.error, detail.weight
     if e <= 0:
         return (rf"\varepsilon_{{{t}}} = 0:\ \text{{a perfect learner, kept with }}"

@@ -18,6 +18,11 @@ def _ranked(_dataset: Dataset, content_hash: str, columns: tuple[str, ...]) -> l
     return rank_features(_dataset.X_train[list(columns)], _dataset.y_train, task=_dataset.task)
 
 
+def most_useful(dataset: Dataset, numeric: list[str]) -> str:
+    """The feature a one-feature view starts on: the first of the ranking."""
+    return _ranked(dataset, dataset.content_hash, tuple(numeric))[0]
+
+
 def axis_pair(dataset: Dataset, numeric: list[str], keys: tuple[str, str],
               help: tuple[str | None, str | None] = (None, None)) -> tuple[str, str]:
     """Draw the "x axis" and "y axis" choices (URL keys ``keys``) side by side among the

@@ -33,7 +33,7 @@ from ui.tree_controls import tree_features
 from viz import compare_figures as cf
 from viz.compare_figures import Entry, model_error
 
-from . import url
+from . import tables, url
 
 #: URL id → display name (the names of viz.compare_figures.MODEL_NAMES).
 MODELS = {"nb": "Naive Bayes", "tree": "Decision tree", "pruned": "Pruned tree (CV)",
@@ -308,4 +308,4 @@ def show_table(table: pd.DataFrame) -> None:
         if column in shown:  # st.dataframe shows NaN as "None"; a dash reads as "not defined"
             shown[column] = [("—" if pd.isna(v) else text.format(v)) for v in shown[column]]
     config = {c: st.column_config.TextColumn(c, alignment="right") for c in formats if c in shown}
-    st.dataframe(shown, hide_index=True, width="stretch", column_config=config)
+    tables.show(shown, hide_index=True, width="stretch", column_config=config)

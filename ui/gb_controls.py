@@ -21,7 +21,7 @@ from ui.tree_controls import tree_features
 from viz import gb_figures as gf
 
 from . import url
-from .axes import axis_pair
+from .axes import axis_pair, most_useful
 
 #: Loss names in the URL and the selectbox → the engine's names.
 LOSSES = {"squared": "squared_error", "absolute": "absolute_error", "huber": "huber"}
@@ -29,7 +29,7 @@ SHRINKAGE_VALUES = (1.0, 0.1, 0.01)
 
 HELP = {
     "rounds": "Number of trees T. The strong model after t rounds is S_t = S_0 + ν Σ f_k(x) "
-              "over k = 1..t (seed 004: S_{t+1} = S_t − ν w_t, with f_{t+1} = −w_t).",
+              "over k = 1..t (Friedman 2001: S_{t+1} = S_t − ν w_t, with f_{t+1} = −w_t).",
     "nu": "Shrinkage ν in S_{t+1} = S_t − ν w_t: each tree's step is scaled by ν. Small ν "
           "learns slowly and needs more rounds, but usually generalises better.",
     "depth": "Depth of each regression tree w_t (the weak model). Depth 1 = stumps: no "
@@ -184,9 +184,9 @@ def pair_grids(_dataset: Dataset, content_hash: str, params: tuple,
     return gf.staged_grids(model, _dataset.X_train[list(pair)], resolution)
 
 
-ROUND_TEXT = """Seed 004 writes $S_{t+1} = S_t - \\nu\\, w_t$, the weak model $w_t$ fitted to the
-gradient $\\partial L(y, S_t)/\\partial S_t$. For the squared error, taken as
-$L = \\tfrac12 (y - S_t)^2$ (the seed's $(y - S_t)^2$ halved, as scikit-learn does), that
+ROUND_TEXT = """Gradient boosting (Friedman 2001) updates $S_{t+1} = S_t - \\nu\\, w_t$, the weak
+model $w_t$ fitted to the gradient $\\partial L(y, S_t)/\\partial S_t$. For the squared error,
+taken as $L = \\tfrac12 (y - S_t)^2$ (halved, as Friedman and scikit-learn do), that
 gradient is $-(y - S_t)$: **the residual is minus the gradient**. So the tree $f_{t+1} = -w_t$
 is fitted to the residuals $r = y - S_t$ (below, points) and added:
 $S_{t+1} = S_t + \\nu\\, f_{t+1}(x)$ (above, the step line moves by ν times the green step)."""
@@ -204,7 +204,9 @@ def round_view(dataset: Dataset, params: dict, loss: str, style) -> None:
                 "The other tabs use every feature.")
         return
     pick, focus = st.columns(2)
-    feature = url.bound(pick.selectbox, "Feature x", numeric, key="gb_x", help=HELP["feature"])
+    feature = url.bound(pick.selectbox, "Feature x", numeric,
+                        index=numeric.index(most_useful(dataset, numeric)), key="gb_x",
+                        help=HELP["feature"])
     positive = None
     if dataset.task == "classification":
         names = [str(c) for c in dataset.class_names]

@@ -18,7 +18,7 @@ from engine.export import align_new_rows, predictions_csv, predictions_table
 from engine.persist import ModelFileError, describe, model_from_json, model_to_json, summary
 from ui.nb_controls import typed_row
 
-from . import url
+from . import tables, url
 
 MODES = {"upload": "Upload a CSV", "type": "Type one row"}
 
@@ -115,7 +115,7 @@ def _show_predictions(model, frame: pd.DataFrame, prefix: str, echo: bool) -> No
         return
     if notices:
         st.info("\n".join(f"- {plain(n)}" for n in notices), icon=":material/info:")
-    st.dataframe(table, hide_index=True)
+    tables.show(table, hide_index=True)
     st.download_button("These predictions (CSV)", predictions_csv(table),
                        file_name="glassbox-new-predictions.csv", mime="text/csv",
                        key=f"{prefix}_get_new", on_click="ignore")
@@ -140,5 +140,5 @@ def _check_model_file(prefix: str) -> None:
     facts_table = {"columns": ", ".join(facts["columns"])}
     if "classes" in facts:
         facts_table["classes"] = ", ".join(facts["classes"])
-    st.dataframe(pd.concat([pd.DataFrame(facts_table.items(), columns=["parameter", "value"]),
+    tables.show(pd.concat([pd.DataFrame(facts_table.items(), columns=["parameter", "value"]),
                             describe(loaded)]), hide_index=True)

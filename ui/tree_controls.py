@@ -19,7 +19,7 @@ from engine.tree._prune import choose_ccp_alpha_cv
 from viz import tree_figures as tf
 from viz.tree_dot import node_title
 
-from . import url
+from . import tables, url
 from .axes import axis_pair
 
 CLASSIFICATION_CRITERIA = ["gini", "entropy", "misclassification", "gain_ratio"]
@@ -44,7 +44,7 @@ HELP = {
         "attribute is used up below."),
     "ccp_alpha": "Cost-complexity pruning: keep the subtree T minimising "
                  "R_α(T) = Σ_leaves (N_t/N)·I(t) + α·|leaves(T)|. 0: no pruning.",
-    "chi2": "χ² pruning (seed 002): a split whose children are leaves is removed unless "
+    "chi2": "χ² pruning (Quinlan 1986): a split whose children are leaves is removed unless "
             "χ² = Σ_k Σ_q (n_kq − n̂_kq)²/n̂_kq with n̂_kq = n_q·n_k/n is significant at this "
             "level (df = (K−1)(Q−1)).",
     "all_rows": "Fit on every row, test rows too, to reproduce a textbook tree (AIMA's "
@@ -153,8 +153,7 @@ def candidate_view(table: pd.DataFrame, criterion: str, categorical_split: str, 
                 f"({criterion}) took the highlighted row: the largest **{score}**.")
     ordered = table.sort_values(score, ascending=False, kind="stable").reset_index(drop=True)
     shown = tf.candidate_display(ordered, full.attrs.get("classes", []))
-    st.dataframe(shown.style.apply(_highlight, axis=1).format(precision=4, na_rep=""),
-                 hide_index=True, height=320)
+    tables.show(shown, style=_highlighted, hide_index=True, height=320)
     chosen = table[table["chosen"]]
     feature = chosen["feature"].iloc[0] if len(chosen) else table["feature"].iloc[0]
     names = list(dict.fromkeys(table["feature"]))
@@ -176,7 +175,12 @@ def candidate_view(table: pd.DataFrame, criterion: str, categorical_split: str, 
     st.plotly_chart(tf.category_order_figure(order, feature, str(focus), best, style),
                     width="stretch")
     st.caption("Sorted by that share, the best binary split is one of the cuts between "
-               "neighbours (seed 002), so k categories need k − 1 tries, not 2^(k−1) − 1.")
+               "neighbours (Breiman et al. 1984), so k categories need k − 1 tries, not "
+               "2^(k−1) − 1.")
+
+
+def _highlighted(frame: pd.DataFrame):
+    return frame.style.apply(_highlight, axis=1).format(precision=4, na_rep="")
 
 
 def _highlight(row: pd.Series) -> list[str]:

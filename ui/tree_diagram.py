@@ -6,7 +6,7 @@ are cached by the DOT text and made only when a download button is pressed.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -16,13 +16,13 @@ from engine.data import Dataset
 from ui import tree_controls as tc
 from ui.nb_controls import typed_row
 from ui.stepper import stepped
-from viz.diagram_export import FORMATS, render_dot, unavailable_reason
+from viz.diagram_export import FORMATS, drawn_width, render_dot, unavailable_reason
 from viz.style import Style
 from viz.tree_dot import chart_css, default_display_depth, tree_to_dot
 from viz.tree_path import explain_path
 from viz.tree_prune import chi2_removed, chi2_removed_table
 
-from . import url
+from . import state, tables, url
 
 #: Deepest level the χ² view draws by itself to show removed splits (more if asked).
 CHI2_MAX_DEPTH = 6
@@ -36,11 +36,45 @@ class Followed:
     title: str
 
 
-def display_depth(tree, style: Style) -> int:
+#: In presentation mode the diagram's text is this many px (readable from the back row,
+#: and small enough that the top levels fit a projector's first screen), and its default
+#: depth is the deepest (of at most 4) whose drawing is at most PRESENTATION_WIDTH px
+#: wide: a 1024-pixel projector with the sidebar folded.
+PRESENTATION_PX = 19
+PRESENTATION_WIDTH = 800
+
+
+def diagram_style(style: Style) -> Style:
+    """The style trees are drawn in: the page's, with PRESENTATION_PX text when presenting."""
+    return replace(style, font_size=PRESENTATION_PX) if state.presentation() else style
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _width(dot: str) -> float | None:
+    return drawn_width(dot)
+
+
+def _presentation_depth(model, style: Style) -> int | None:
+    """The deepest depth (of at most 4) whose diagram fits PRESENTATION_WIDTH; None when
+    Graphviz cannot measure it here."""
+    for depth in range(min(4, int(model.tree_.max_depth)), 0, -1):
+        width = _width(tree_to_dot(model, style=style, max_depth=depth))
+        if width is None:
+            return None
+        if width <= PRESENTATION_WIDTH:
+            return depth
+    return 1
+
+
+def display_depth(model, style: Style) -> int:
     """The "draw down to depth" control; the default leaves a bottom row that fits a
-    1024-pixel screen with the sidebar open (fewer boxes in presentation mode)."""
-    max_boxes = 10 if style.font_size <= Style().font_size else 8
-    default = default_display_depth(tree, max_boxes=max_boxes)
+    1024-pixel screen with the sidebar open, or in presentation mode a drawing that fits
+    the projector's width at PRESENTATION_PX."""
+    tree = model.tree_
+    default = _presentation_depth(model, style) if state.presentation() else None
+    if default is None:
+        max_boxes = 10 if style.font_size <= Style().font_size else 6
+        default = default_display_depth(tree, max_boxes=max_boxes)
     return url.bound(
         st.number_input, "Draw down to depth", 1, 60, value=default, key="dt_show_depth",
         help="Deeper nodes are folded into a dashed “… n more nodes” box. Default: as "
@@ -99,7 +133,7 @@ def path_of(model, followed: Followed | None) -> np.ndarray | None:
 def explain(model, followed: Followed, missing: list[int]) -> None:
     st.markdown(f"**{followed.title}**")
     if followed.title.startswith("Test row"):
-        st.dataframe(followed.frame, hide_index=True)
+        tables.show(followed.frame, hide_index=True)
     sentences = explain_path(model, followed.frame.iloc[0], missing_features=missing)
     st.markdown("\n".join(f"{k + 1}. {s}" for k, s in enumerate(sentences)))
 
@@ -125,9 +159,16 @@ CENTER_ROOT = """<script>(() => {
 })();</script>"""
 
 
+def options(label: str):
+    """Where a diagram's controls go: in presentation mode a folded expander, so the
+    diagram starts high on the projector's first screen; otherwise the page itself."""
+    return st.expander(label) if state.presentation() else st.container()
+
+
 def diagram(dot: str, style: Style, *, fit: bool = False) -> None:
     """The diagram at its natural size (scrolling sideways, root in view) or shrunk to fit."""
-    st.markdown(chart_css(style, fit=fit), unsafe_allow_html=True)  # numbers only, no user text
+    st.markdown(chart_css(style, fit=fit, framed=state.presentation()),  # numbers, no user text
+                unsafe_allow_html=True)
     st.html(CENTER_ROOT, unsafe_allow_javascript=True, width=1)
     st.graphviz_chart(dot)
 
@@ -191,8 +232,8 @@ def chi2_view(dataset: Dataset, key: tuple, all_rows: bool, chi2_alpha: float, s
                       missing_features=missing)
     diagram(dot, style)
     table = chi2_removed_table(grown, grown.tree_, chi2_alpha)
-    st.dataframe(table.style.format({"chi2": "{:.3f}", "p_value": "{:.4f}"}), hide_index=True,
-                 height=min(400, 38 + 35 * len(table)))
+    tables.show(table, style=lambda f: f.style.format({"chi2": "{:.3f}", "p_value": "{:.4f}"}),
+                hide_index=True, height=min(400, 38 + 35 * len(table)))
     st.caption(f"{len(table)} splits removed, deepest first: χ² = Σ (n_kq − n̂_kq)²/n̂_kq "
                f"with df = (K−1)(Q−1); each has p ≥ {chi2_alpha:g}, so it does not differ "
                "significantly from a split that leaves the class shares unchanged.")

@@ -15,7 +15,7 @@ import numpy as np
 
 from engine.tree._tree import CATEGORICAL_BINARY, CATEGORICAL_MULTIWAY, NUMERIC
 
-from ._text import value_list
+from ._text import MAX_NAMED_VALUES, value_list
 from .style import Style
 
 #: Colour of a highlighted decision path (not a class colour, so it never means a class).
@@ -94,6 +94,25 @@ def split_text(tree, node: int, names: TreeNames) -> str:
         return f"{name} ?"
 
 
+#: A hover text lists at most this many characters of a split's values.
+MAX_TOOLTIP_CHARS = 2000
+
+
+def _full_list(tree, node: int, names: TreeNames) -> str:
+    """A ``tooltip`` attribute naming every value of a categorical split whose label
+    names only the first few (hovering the box shows them); empty otherwise."""
+    if int(tree.split_kind[node]) != CATEGORICAL_BINARY:
+        return ""
+    j = int(tree.feature[node])
+    left = names.values(j, np.flatnonzero(tree.category_child[node] == tree.children_left[node]))
+    if len(left) <= MAX_NAMED_VALUES:
+        return ""
+    text = f"{names.features[j]} ∈ {{{', '.join(left)}}}"
+    if len(text) > MAX_TOOLTIP_CHARS:
+        text = text[:MAX_TOOLTIP_CHARS - 1] + "…"
+    return ', tooltip="' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 def edge_text(tree, node: int, child: int, names: TreeNames, note_missing: bool = True) -> str:
     """Label of the edge ``node`` → ``child`` (plain text): yes / no or the category values."""
     kind, j = int(tree.split_kind[node]), int(tree.feature[node])
@@ -147,7 +166,11 @@ def font_sizes(style: Style) -> tuple[int, int, int]:
     return round(body), round(body * 1.25), round(body * 1.5)
 
 
-def chart_css(style: Style, *, fit: bool = False) -> str:
+#: Height of a framed diagram's box (CSS), a share of the screen.
+FRAME_HEIGHT = "70vh"
+
+
+def chart_css(style: Style, *, fit: bool = False, framed: bool = False) -> str:
     """CSS that lets a browser-rendered diagram keep the sizes written in its DOT.
 
     Streamlit's graphviz chart sets one small font on every element of the SVG, which
@@ -158,6 +181,9 @@ def chart_css(style: Style, *, fit: bool = False) -> str:
     1024-pixel screen with the sidebar open that made an iris tree's text 7 px high.
     Unless ``fit`` is True, the diagram keeps its natural size (text at
     ``style.font_size`` px) and a wider one scrolls sideways inside its own box.
+    ``framed`` draws that box with a border and at most ``FRAME_HEIGHT`` of the screen
+    high, scrolling both ways: on a projector the top of a tall tree then shows with the
+    page around it, and the frame says there is more.
     """
     chart = '[data-testid="stGraphVizChart"]'
     rules = [f'{chart} svg text {{font-family: {DOT_FONT}, '
@@ -167,6 +193,9 @@ def chart_css(style: Style, *, fit: bool = False) -> str:
     if not fit:
         rules += [f"{chart} {{overflow-x: auto; overflow-y: hidden;}}",
                   f"{chart} svg {{max-width: none !important;}}"]
+    if framed and not fit:
+        rules += [f"{chart} {{overflow: auto !important; max-height: {FRAME_HEIGHT}; "
+                  "border: 2px solid #c9ced8; border-radius: 8px; padding: 6px;}"]
     return "<style>" + "\n".join(rules) + "</style>"
 
 
@@ -321,7 +350,7 @@ def tree_to_dot(
         if node in cut_splits or node in gone:
             attrs += ', style="dashed,rounded,filled"'
         lines.append(f'n{node} [label={_label(_rows(model, tree, node, names, criterion, style))}, '
-                     f'{attrs}, penwidth="{pen:g}"];')
+                     f'{attrs}, penwidth="{pen:g}"{_full_list(tree, node, names)}];')
     noted = None if missing_features is None else set(int(j) for j in missing_features)
     lines += _edges(tree, shown, path, names, style, noted, gone)
     lines += _collapsed(tree, cut, style)

@@ -71,7 +71,7 @@ def _counts_text(branches) -> str:
 
 def threshold_curve_figure(table: pd.DataFrame, feature: str, criterion: str,
                            style: Style = Style()) -> go.Figure:
-    """Every criterion's gain against the threshold of one numeric feature (seed 002).
+    """Every criterion's gain against the threshold of one numeric feature.
 
     Parameters
     ----------
@@ -169,7 +169,7 @@ def impurity_curves(p_marked: float | None = None, *, scaled_entropy: bool = Tru
 
 def impurity_figure(curves: pd.DataFrame, p_root: float | None, *, scaled_entropy: bool = True,
                     style: Style = Style()) -> go.Figure:
-    """The three impurity functions (seed 004, Fig. 9.3 of ESL) with the root's p marked."""
+    """The three impurity functions (Hastie et al. 2009, Fig. 9.3) with the root's p marked."""
     fig = go.Figure()
     labels = {"gini": "Gini 2p(1−p)",
               "entropy": "entropy ÷ 2 (through (½, ½))" if scaled_entropy else "entropy (bits)",
@@ -257,7 +257,7 @@ def ccp_figure(table: pd.DataFrame, best_alpha: float, *, error_name: str = "err
     """Cross-validated error of every subtree of the pruning path against its size.
 
     ``table`` is the second result of ``choose_ccp_alpha_cv``; the chosen subtree is
-    marked with a star (seed 004: the tree chosen by cross-validation).
+    marked with a star (Breiman et al. 1984: the tree chosen by cross-validation).
     """
     fig = go.Figure(go.Scatter(
         x=table["n_leaves"], y=table["cv_error"], mode="lines+markers", name="CV error",

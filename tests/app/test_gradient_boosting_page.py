@@ -85,7 +85,7 @@ def test_hand_edited_values_are_replaced_with_a_notice_not_a_traceback():
     for asked in ("999", "abc", "nonexistent", "zzz"):
         assert asked in notices, (asked, notices)
     assert at.number_input(key="gb_nu").value == pytest.approx(0.1)
-    assert at.selectbox(key="gb_x").value == "sepal_length"
+    assert at.selectbox(key="gb_x").value == "petal_length"  # the default: the most useful feature
 
 
 def test_a_class_target_is_boosted_as_the_indicator_of_the_chosen_class():

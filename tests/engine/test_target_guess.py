@@ -245,3 +245,15 @@ def test_day_first_dates_and_gaps_are_read_and_a_table_without_dates_is_untouche
     assert wide["when month"].tolist()[:4] == [1, 2, pd.NA, 3]
     plain_table = pd.DataFrame({"x": range(5), "y": list("abcde")})
     assert with_date_parts(plain_table) is plain_table
+
+
+def test_a_row_number_within_groups_is_an_identifier_and_a_year_is_not():
+    counter = list(range(1, 31)) + list(range(1, 21)) + list(range(1, 11))
+    years = [y for _ in range(3) for y in range(1990, 2010)]
+    frame = pd.DataFrame({"Sample Number": counter, "year": years,
+                          "size": rng.integers(1, 7, size=60)})
+    schema = infer_schema(frame)
+    assert schema.loc["Sample Number", "kind"] == "id"
+    assert "within groups" in schema.loc["Sample Number", "reason"]
+    assert schema.loc["year", "kind"] == "numeric"
+    assert schema.loc["size", "kind"] == "numeric"  # whole numbers from 1, but no runs

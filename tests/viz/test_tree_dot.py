@@ -1,5 +1,6 @@
 """The tree diagram's DOT text and the path sentences, checked without a browser."""
 import re
+import shutil
 
 import numpy as np
 import pandas as pd
@@ -268,3 +269,20 @@ def test_a_split_on_many_categories_names_a_handful_and_counts_the_rest(split):
     many = DecisionTreeClassifier(max_depth=1).fit(X, X["ticket"].astype(str).str[-2:])
     counts = [t for t in _label_texts(tree_to_dot(many)) if t.startswith("[")]
     assert counts and all(len(t) <= 80 and "more" in t for t in counts)
+
+
+def test_a_long_value_list_is_abbreviated_in_the_box_and_whole_on_hover():
+    import subprocess
+
+    rng = np.random.default_rng(0)
+    codes = [f'T"{i}' for i in range(30)]  # a quote in every value: escaped in the DOT
+    X = pd.DataFrame({"ticket": rng.choice(codes, 300)})
+    y = (X["ticket"].str[2:].astype(int) % 2).astype(str)
+    dot = tree_to_dot(DecisionTreeClassifier(max_depth=1).fit(X, y))
+    root = next(line for line in dot.splitlines() if line.startswith("n0 "))
+    assert "more}" in root  # the label names a few and counts the rest
+    tooltip = root.split('tooltip="', 1)[1]
+    assert all(f'T\\"{i}' in tooltip for i in range(0, 30, 2))  # the left side, every value
+    if shutil.which("dot"):
+        svg = subprocess.run(["dot", "-Tsvg"], input=dot.encode(), capture_output=True, check=True)
+        assert b'T&quot;28' in svg.stdout
