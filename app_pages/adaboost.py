@@ -4,12 +4,12 @@ import streamlit as st
 
 from engine.metrics import accuracy_score, confusion_matrix
 from ui import adaboost_controls as ac
-from ui import data_controls, limits, state, tables, url
+from ui import data_controls, heading, limits, state, tables, url
 from ui.take_home import take_home
 from viz import adaboost_figures as af
 from viz import tree_figures as tf
 
-st.title("AdaBoost")
+heading.show("AdaBoost", "adaboost")
 st.caption("Notation: f̂_t is round t's weak learner and ŵ_t its weight; α_i is "
            "the weight of training point i. Each round fits f̂_t to the α-weighted points, "
            "then raises the α_i of the points it got wrong.")

@@ -2,13 +2,13 @@
 import streamlit as st
 
 from ui import compare_controls as cc
-from ui import data_controls, state, url
+from ui import data_controls, heading, state, url
 from viz import compare_figures as cf
 
 #: Test error (%) on spambase reported by Hastie, Tibshirani & Friedman (2009), ch. 9 and 15.
 SPAM_ESL = {"Decision tree": 9.3, "Bagging": 5.4, "Random forest": 4.9}
 
-st.title("Compare")
+heading.show("Compare", "compare")
 if state.source() == "spambase":
     st.caption("Every model on the same training and test rows. On this spam data Hastie et "
                "al. (2009) report a tree erring on 9.3% of the test emails, bagging on 5.4%, "

@@ -2,14 +2,14 @@
 import streamlit as st
 
 from engine.metrics import accuracy_score, confusion_matrix, r2_score
-from ui import data_controls, state, url
+from ui import data_controls, heading, state, url
 from ui import tree_controls as tc
 from ui import tree_diagram as td
 from ui.take_home import take_home
 from viz import tree_figures as tf
 from viz.tree_dot import tree_to_dot
 
-st.title("Decision Tree")
+heading.show("Decision Tree", "decision_tree")
 dataset = state.current_dataset()
 if dataset is None:
     state.stop()

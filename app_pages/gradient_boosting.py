@@ -2,13 +2,13 @@
 import streamlit as st
 
 from engine.metrics import accuracy_score, confusion_matrix, mean_squared_error, r2_score
-from ui import data_controls, state, tables, url
+from ui import data_controls, heading, state, tables, url
 from ui import gb_controls as gc
 from ui.take_home import take_home
 from viz import gb_figures as gf
 from viz import tree_figures as tf
 
-st.title("Gradient Boosting")
+heading.show("Gradient Boosting", "gradient_boosting")
 st.caption("Friedman (2001): weak trees are added one at a time, each fitted to the gradient "
            "of the loss at the current strong model: Sₜ₊₁ = Sₜ − ν wₜ.")
 dataset = state.current_dataset()

@@ -2,13 +2,13 @@
 import streamlit as st
 
 from engine.data import DataError
-from ui import data_controls, state, tables, url
+from ui import data_controls, heading, state, tables, url
 from ui import nb_controls as nb
 from ui.axes import axis_pair
 from ui.take_home import plain, take_home
 from viz import nb_figures as nf
 
-st.title("Naive Bayes")
+heading.show("Naive Bayes", "naive_bayes")
 st.caption("Posterior = prior × likelihood / evidence, with the naive assumption that the "
            "features are independent given the class: P(c | x) ∝ P(c) ∏ⱼ P(xⱼ | c).")
 
@@ -40,8 +40,10 @@ with third:
 if spec.variant == "categorical" and nb.numeric_columns(dataset):
     st.caption("Categorical on numbers: every distinct value is its own category, so a value "
                "not seen in training gets the zero-count θ. Auto with binned columns groups them.")
-third.metric("Test accuracy", f"{fitted.accuracy:.1%}",
-             help=f"Share of the {len(dataset.y_test):,} test rows whose MAP class is right.")
+third.metric("Accuracy on seen rows" if spec.all_rows else "Test accuracy",
+             f"{fitted.accuracy:.1%}",
+             help=f"Share of the {len(dataset.y_test):,} test rows whose MAP class is right"
+             + (" (with all rows fitted, the model has seen them)." if spec.all_rows else "."))
 
 texts, numeric = nb.text_columns(dataset), nb.numeric_columns(dataset)
 names = ["Priors & likelihoods", "Evidence for one row", "Accuracy"]

@@ -2,7 +2,7 @@
 import streamlit as st
 
 from engine.metrics import accuracy_score, confusion_matrix, r2_score
-from ui import data_controls, state, url
+from ui import data_controls, heading, state, url
 from ui import forest_controls as fc
 from ui.stepper import stepped
 from ui.take_home import take_home
@@ -10,7 +10,7 @@ from viz import forest_figures as ff
 from viz import tree_figures as tf
 from viz.tree_dot import chart_css, tree_to_dot
 
-st.title("Random Forest")
+heading.show("Random Forest", "random_forest")
 dataset = state.current_dataset()
 if dataset is None:
     state.stop()

@@ -159,7 +159,9 @@ def list_samples() -> list[dict]:
 
     Each entry has ``name``, ``file``, ``title``, ``description``, ``target``,
     ``exclude``, ``task``, ``source``, ``licence``, ``pages`` and optionally
-    ``na_values``. An empty list when the catalog is missing.
+    ``na_values``, ``class_names`` (what the target's values mean, shown in their place)
+    and ``preset`` (a textbook example's settings: ``note``, ``pages``,
+    ``values`` by control key). An empty list when the catalog is missing.
     """
     path = SAMPLE_DIR / "catalog.json"
     if not path.is_file():

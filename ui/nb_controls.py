@@ -38,6 +38,7 @@ class Spec:
     alpha: float = 1.0
     numeric: str = "gaussian"
     n_bins: int = 5
+    all_rows: bool = False
 
     def make(self, text_columns: tuple[str, ...]):
         if self.variant == "gaussian":
@@ -100,7 +101,8 @@ def variant_problem(variant: str, dataset: Dataset) -> str | None:
 @st.cache_resource(max_entries=32, show_spinner="Fitting Naive Bayes…")
 def _fit(content_hash: str, spec: Spec, columns: tuple[str, ...], texts: tuple[str, ...],
          _dataset: Dataset) -> Fit:
-    model = spec.make(texts).fit(_dataset.X_train[list(columns)], _dataset.y_train)
+    X, y = (_dataset.X, _dataset.y) if spec.all_rows else (_dataset.X_train, _dataset.y_train)
+    model = spec.make(texts).fit(X[list(columns)], y)
     y_pred = model.predict(_dataset.X_test[list(columns)])
     y_test = _dataset.y_test.to_numpy()
     return Fit(model, y_pred, float(np.mean(y_pred == y_test)),
@@ -150,7 +152,11 @@ def controls(dataset: Dataset, first, second) -> Spec:
         if numeric == "binned":
             n_bins = url.bound(second.slider, "Bins", 2, 20, 5, key="nb_bins",
                                help="Number of equal-frequency bins per numeric column.")
-    return Spec(variant, float(alpha), numeric, int(n_bins))
+    all_rows = url.bound(first.toggle, "Fit on all rows", key="nb_all_rows",
+                         help="Count every row, test rows too, as a textbook's worked example "
+                              "does (Mitchell's PlayTennis: priors 9/14 and 5/14). The "
+                              "accuracy is then measured on rows the model has seen.")
+    return Spec(variant, float(alpha), numeric, int(n_bins), bool(all_rows))
 
 
 def row_picker(dataset: Dataset, fitted: Fit) -> int:

@@ -27,8 +27,8 @@ h1 { font-size: 2.6rem !important; } h2 { font-size: 2.0rem !important; }
 [data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] p { font-size: 18px !important; }
 [data-testid="stTable"] { overflow-x: auto; }
 [data-testid="stTable"] th, [data-testid="stTable"] td { font-size: 20px !important; white-space: nowrap; }
-[data-baseweb="tab-list"] { flex-wrap: wrap; row-gap: 0.4rem; }
-[data-baseweb="tab"] p { font-size: 20px !important; }
+[data-testid="stTabs"] [role="tablist"] { flex-wrap: wrap; row-gap: 0.3rem; overflow: visible; }
+[data-testid="stTab"] p { font-size: 18px !important; }
 </style>
 """
 

@@ -56,7 +56,15 @@ def samples() -> dict[str, dict]:
 
 @st.cache_data(max_entries=32, show_spinner="Loading the dataset…")
 def sample_frame(name: str) -> pd.DataFrame:
-    return with_date_parts(load_sample(name))
+    """A bundled table as the app shows it: its classes named where the catalogue names
+    them (spambase's 0 / 1 are "not spam" / "spam"), dates with their parts."""
+    frame = with_date_parts(load_sample(name))
+    entry = samples().get(name, {})
+    names = entry.get("class_names")
+    if names and entry.get("target") in frame.columns:
+        target = entry["target"]
+        frame[target] = frame[target].map(lambda v: names.get(str(v), v))
+    return frame
 
 
 @st.cache_data(max_entries=16, show_spinner="Reading your file…")
@@ -153,6 +161,15 @@ def offer_classification_target(what: str) -> None:
     st.info(f"{what} **{column}** has a few classes ({why}).")
     st.button(f"Predict {column} instead", icon=":material/swap_horiz:", type="primary",
               on_click=st.session_state.__setitem__, args=("target", column))
+
+
+def preset() -> dict | None:
+    """The bundled dataset's textbook settings while they are on: ``note`` (as in whom),
+    ``pages`` (where they apply) and ``values`` (control key → the source's value, used
+    as that control's default by ``url.bound``). None for uploads and other data."""
+    if source() == UPLOAD or not st.session_state.get("textbook", True):
+        return None
+    return samples().get(source(), {}).get("preset")
 
 
 def overrides() -> dict:

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
@@ -312,6 +312,7 @@ def resolve_shared() -> None:
         Param("test", 0.25, _parse_test, "test fraction", shared=True),
         Param("strat", True, parse_bool, "“stratify by class”", shared=True),
         Param("task", "auto", parse_one_of(TASKS), "task", shared=True),
+        Param("textbook", True, parse_bool, "textbook settings", shared=True),
     ):
         resolve(param)
 
@@ -331,10 +332,26 @@ def bound(widget: Callable, *args, **kwargs):
     read from the call itself, so a control is declared once. Tabs and expanders rerun
     the page when switched, so the view and the URL follow them.
     """
-    resolve(_param(widget, args, kwargs))
+    resolve(_with_preset(_param(widget, args, kwargs)))
     if widget.__name__ in ("tabs", "expander") and kwargs.get("on_change", "ignore") == "ignore":
         kwargs["on_change"] = "rerun"
     return widget(*args, **kwargs)
+
+
+def _with_preset(param: Param) -> Param:
+    """``param`` with its default replaced by the dataset's textbook setting, if it has
+    one that fits (see ``state.preset``): a link then holds only what differs from the
+    textbook, and the general defaults come back when the settings are switched off."""
+    values = (state.preset() or {}).get("values", {})
+    if param.key not in values:
+        return param
+    try:
+        value = param.parse(to_url(values[param.key]))
+    except (ValueError, TypeError):
+        return param
+    if isinstance(value, Partly) or _clamped(value):
+        return param
+    return replace(param, default=value)
 
 
 def _param(widget: Callable, args: tuple, kwargs: dict) -> Param:

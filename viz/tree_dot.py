@@ -195,7 +195,8 @@ def chart_css(style: Style, *, fit: bool = False, framed: bool = False) -> str:
                   f"{chart} svg {{max-width: none !important;}}"]
     if framed and not fit:
         rules += [f"{chart} {{overflow: auto !important; max-height: {FRAME_HEIGHT}; "
-                  "border: 2px solid #c9ced8; border-radius: 8px; padding: 6px;}"]
+                  "border: 2px solid #c9ced8; border-radius: 8px; padding: 6px;}",
+                  f"{chart} svg {{display: block; margin: 0 auto;}}"]
     return "<style>" + "\n".join(rules) + "</style>"
 
 

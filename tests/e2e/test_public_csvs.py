@@ -128,12 +128,17 @@ def test_a_public_csv_opens_on_the_view_a_teacher_would_choose(browser, app_url,
     context.close()
 
 
-def test_a_leaking_column_is_flagged_and_one_click_leaves_it_out(page, app_url):
+def _leaking_table() -> bytes:
+    """90 passengers whose lifeboat number ('13' or 'none') gives their survival away."""
     rows = ["age,boat,survived"] + [f"{20 + i % 50},{'13' if i % 3 else 'none'},"
                                     f"{'yes' if i % 3 else 'no'}" for i in range(90)]
+    return "\n".join(rows).encode()
+
+
+def test_a_leaking_column_is_flagged_and_one_click_leaves_it_out(page, app_url):
     page.goto(app_url)
     wait_for_app(page)
-    upload(page, "leak.csv", "\n".join(rows).encode())
+    upload(page, "leak.csv", _leaking_table())
     assert page.get_by_text("boat alone predicts survived for 100.0%").first.is_visible()
     page.get_by_role("button", name="Leave boat out").click()
     wait_for_app(page)
@@ -143,11 +148,9 @@ def test_a_leaking_column_is_flagged_and_one_click_leaves_it_out(page, app_url):
 
 
 def test_a_model_page_says_when_a_column_gives_the_answer_away(page, app_url):
-    rows = ["age,boat,survived"] + [f"{20 + i % 50},{'13' if i % 3 else 'none'},"
-                                    f"{'yes' if i % 3 else 'no'}" for i in range(90)]
     page.goto(app_url)
     wait_for_app(page)
-    upload(page, "leak.csv", "\n".join(rows).encode())
+    upload(page, "leak.csv", _leaking_table())
     page.locator('[data-testid="stSidebar"]').get_by_role(
         "link", name="Decision Tree", exact=True).click()
     wait_for_app(page)

@@ -22,7 +22,7 @@ BY_NAME = {entry["name"]: entry for entry in CATALOG}
 
 REQUIRED = {"name", "file", "title", "description", "target", "exclude", "task",
             "source", "licence", "pages"}
-OPTIONAL = {"na_values", "features_2d"}
+OPTIONAL = {"na_values", "features_2d", "preset", "class_names"}
 PAGES = {"data", "naive_bayes", "decision_tree", "random_forest", "adaboost",
          "gradient_boosting", "compare"}
 ORDER = ["loan", "kitchen", "playtennis", "restaurant", "iris", "zoo", "mushroom",
