@@ -113,9 +113,14 @@ def one_feature_data(dataset: Dataset, feature: str, positive) -> tuple[pd.DataF
 @st.cache_data(max_entries=4, show_spinner="Boosting on one feature…")
 def one_feature(_dataset: Dataset, content_hash: str, params: tuple, feature: str,
                 positive) -> gf.OneFeatureStages:
-    """Every round of a regressor of the target (or class indicator) on one feature."""
+    """Every round of a one-feature model: a regressor of the target, or for a class c the
+    log-loss classifier of 1[y = c] (the loss the page's model minimises)."""
     X, y = one_feature_data(_dataset, feature, positive)
-    model = GradientBoostingRegressor(**dict(params)).fit(X, y)
+    if positive is None:
+        model = GradientBoostingRegressor(**dict(params)).fit(X, y)
+    else:
+        settings = {k: v for k, v in params if k != "loss"}
+        model = GradientBoostingClassifier(**settings).fit(X, y.astype(int))
     label = _dataset.target if positive is None else f"1[{_dataset.target} = {positive}]"
     return gf.one_feature_stages(model, X, y, label)
 
@@ -191,6 +196,14 @@ gradient is $-(y - S_t)$: **the residual is minus the gradient**. So the tree $f
 is fitted to the residuals $r = y - S_t$ (below, points) and added:
 $S_{t+1} = S_t + \\nu\\, f_{t+1}(x)$ (above, the step line moves by ν times the green step)."""
 
+LOG_LOSS_TEXT = """For a class c the model is a log-odds, $S_t(x)$, and its probability
+$p_t(x) = \\sigma(S_t(x)) = 1/(1 + e^{-S_t(x)})$ (above, the step line). The log loss
+$L = -[y \\ln p + (1 - y) \\ln(1 - p)]$ with $y = 1[\\text{class} = c]$ has gradient
+$\\partial L/\\partial S_t = -(y - p_t)$: **the residual in probability is minus the
+gradient**. The tree $f_{t+1}$ splits on the residuals $y - p_t$ (below, points); each leaf
+then takes the Newton step $\\sum r / \\sum p(1 - p)$ of its rows, in log-odds (the green
+step), and $S_{t+1} = S_t + \\nu\\, f_{t+1}(x)$ (Friedman 2001)."""
+
 OTHER_LOSS_TEXT = ("With the {loss} loss the tree splits on the pseudo-residuals −∂L/∂S_t "
                    "(crosses); each leaf then takes the loss's best step (absolute: the median "
                    "of y − S_t in the leaf), which is the green step, on the scale of y − S_t.")
@@ -219,18 +232,18 @@ def round_view(dataset: Dataset, params: dict, loss: str, style) -> None:
     except ValueError as error:
         st.error(f"**No model on {feature} alone.** {error} Choose another feature.")
         return
-    st.markdown(ROUND_TEXT)
+    st.markdown(ROUND_TEXT if positive is None else LOG_LOSS_TEXT)
     missing = int(dataset.X_train[feature].isna().sum())
     if missing:
         st.caption(f"{missing:,} training rows with {feature} missing are left out of this "
                    "picture (the other tabs keep them).")
-    if loss != "squared_error":
+    if loss != "squared_error" and positive is None:
         st.caption(OTHER_LOSS_TEXT.format(loss=loss.split("_")[0]))
 
     def draw(t: int) -> None:
         stages = one_feature(dataset, *key)
-        st.markdown(f"**Round {t}** of {stages.n_rounds}: mean squared residual "
-                    f"{gf.mean_squared_residual(stages, t):.4g}"
+        name, value = gf.round_loss(stages, t)
+        st.markdown(f"**Round {t}** of {stages.n_rounds}: {name} {value:.4g}"
                     + ("" if t < stages.n_rounds else " (every tree is in: nothing left to add)"))
         st.plotly_chart(gf.round_figure(stages, t, style), width="stretch", key="gb_round_chart")
 

@@ -52,6 +52,10 @@ class OneFeatureStages:
     learning_rate : float
     squared : bool
         True for the squared-error loss (pseudo-residuals equal the residuals).
+    probability : bool
+        True for a classifier of a 0/1 target with the log loss: :math:`S_t` is a
+        log-odds, the picture draws :math:`p_t = \\sigma(S_t)`, and the pseudo-residuals
+        :math:`y - p_t` are the residuals in probability.
 
     Examples
     --------
@@ -75,10 +79,17 @@ class OneFeatureStages:
     target: str
     learning_rate: float
     squared: bool
+    probability: bool = False
 
     @property
     def n_rounds(self) -> int:
         return len(self.S) - 1
+
+    def fitted(self, t: int, values: np.ndarray | None = None) -> np.ndarray:
+        """What the picture draws of :math:`S_t` (at the rows, or at ``values`` of it):
+        itself, or :math:`p_t = \\sigma(S_t)` for a classifier."""
+        S = self.S[t] if values is None else values
+        return 1.0 / (1.0 + np.exp(-S)) if self.probability else S
 
     def tree_step(self, t: int) -> np.ndarray:
         """:math:`f_{t+1}` on each segment: what round t + 1 adds, before shrinkage ν."""
@@ -93,10 +104,17 @@ def _thresholds(model) -> np.ndarray:
     return np.unique(cuts[np.isfinite(cuts)])
 
 
+def _is_classifier(model) -> bool:
+    return getattr(model, "_estimator_type", None) == "classifier"
+
+
 def _staged(model, X: pd.DataFrame) -> np.ndarray:
-    """(n_rounds + 1, n_samples): the constant start, then ``staged_predict``."""
+    """(n_rounds + 1, n_samples): the constant start, then the model after each round
+    (a classifier's log-odds, a regressor's prediction)."""
     start = np.full(len(X), float(model.init_[0]))
-    return np.vstack([start, *model.staged_predict(X)])
+    stages = model.staged_decision_function(X) if _is_classifier(model) else \
+        model.staged_predict(X)
+    return np.vstack([start, *stages])
 
 
 def one_feature_stages(model, X: pd.DataFrame, y, target: str = "y") -> OneFeatureStages:
@@ -104,7 +122,8 @@ def one_feature_stages(model, X: pd.DataFrame, y, target: str = "y") -> OneFeatu
 
     Parameters
     ----------
-    model : fitted GradientBoostingRegressor on ``X`` (n_samples, 1), no missing values
+    model : GradientBoostingRegressor, or GradientBoostingClassifier of a 0/1 target,
+        fitted on ``X`` (n_samples, 1), no missing values
     X : DataFrame, shape (n_samples, 1)
     y : array-like, shape (n_samples,), the target it was fitted on
     target : str, the target's name for the axis
@@ -118,7 +137,8 @@ def one_feature_stages(model, X: pd.DataFrame, y, target: str = "y") -> OneFeatu
     return OneFeatureStages(
         x=x, y=np.asarray(y, dtype=float), S=_staged(model, X), pseudo=model.residuals_,
         edges=edges, S_grid=_staged(model, grid), feature=str(X.columns[0]), target=target,
-        learning_rate=float(model.learning_rate), squared=model.loss == "squared_error")
+        learning_rate=float(model.learning_rate), squared=model.loss == "squared_error",
+        probability=_is_classifier(model))
 
 
 def _step_line(edges: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -138,18 +158,21 @@ def round_figure(stages: OneFeatureStages, t: int, style: Style = NORMAL) -> go.
     points = dict(size=style.marker_size * 0.7, opacity=0.55, color=style.color(0))
     fig.add_scatter(x=stages.x, y=stages.y, mode="markers", marker=points,
                     name="training rows (x, y)", row=1, col=1)
-    ex, ey = _step_line(stages.edges, stages.S_grid[t])
-    fig.add_scatter(x=ex, y=ey, mode="lines", line_shape="hv", name=f"S<sub>{t}</sub>(x), after {t} trees",
+    ex, ey = _step_line(stages.edges, stages.fitted(t, stages.S_grid[t]))
+    drawn = f"p<sub>{t}</sub>(x) = σ(S<sub>{t}</sub>(x))" if stages.probability else \
+        f"S<sub>{t}</sub>(x)"
+    fig.add_scatter(x=ex, y=ey, mode="lines", line_shape="hv", name=f"{drawn}, after {t} trees",
                     line=dict(color=style.color(5), width=style.line_width * 1.5), row=1, col=1)
-    residual = stages.y - stages.S[t]
+    residual = stages.y - stages.fitted(t)
+    left = f"y − p<sub>{t}</sub>" if stages.probability else f"y − S<sub>{t}</sub>"
     fig.add_scatter(x=stages.x, y=residual, mode="markers", marker=points, showlegend=False,
-                    name=f"residual y − S<sub>{t}</sub>", row=2, col=1)
+                    name=f"residual {left}", row=2, col=1)
     if t < stages.n_rounds:
         _add_next_tree(fig, stages, t, style)
     fig.add_hline(y=0, line_color=style.text_color, line_width=1, row=2, col=1)
     fig.update_xaxes(title_text=plain(stages.feature), row=2, col=1)
     fig.update_yaxes(title_text=plain(stages.target), row=1, col=1)
-    fig.update_yaxes(title_text=f"y − S<sub>{t}</sub>", row=2, col=1)
+    fig.update_yaxes(title_text=left, row=2, col=1)
     fig.update_layout(height=560 + 10 * style.font_size,
                       legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0))
     # No title: a wrapped legend above the plot pushes the margin, a title would collide.
@@ -157,19 +180,32 @@ def round_figure(stages: OneFeatureStages, t: int, style: Style = NORMAL) -> go.
 
 
 def mean_squared_residual(stages: OneFeatureStages, t: int) -> float:
-    """:math:`\\frac1n \\sum_i (y_i - S_t(x_i))^2` at round t."""
-    return float(np.mean((stages.y - stages.S[t]) ** 2))
+    """:math:`\\frac1n \\sum_i (y_i - S_t(x_i))^2` at round t (with :math:`p_t` for
+    :math:`S_t` for a classifier)."""
+    return float(np.mean((stages.y - stages.fitted(t)) ** 2))
+
+
+def round_loss(stages: OneFeatureStages, t: int) -> tuple[str, float]:
+    """The loss the model minimises at round t, named: the mean log loss of a classifier,
+    the mean squared residual otherwise."""
+    if not stages.probability:
+        return "mean squared residual", mean_squared_residual(stages, t)
+    p = np.clip(stages.fitted(t), 1e-15, 1 - 1e-15)
+    return "log loss", float(-np.mean(stages.y * np.log(p) + (1 - stages.y) * np.log(1 - p)))
 
 
 def _add_next_tree(fig: go.Figure, stages: OneFeatureStages, t: int, style: Style) -> None:
-    if not stages.squared:  # the tree splits on these; its leaves take the loss's step
+    # the tree splits on the pseudo-residuals; its leaves take the loss's step. For the
+    # log loss they are the residuals y − p_t already drawn.
+    if not stages.squared and not stages.probability:
         fig.add_scatter(x=stages.x, y=stages.pseudo[t], mode="markers",
                         name="pseudo-residual −∂L/∂S<sub>t</sub>", row=2, col=1,
                         marker=dict(size=style.marker_size * 0.6, symbol="x",
                                     color=style.color(3)))
     ex, ey = _step_line(stages.edges, stages.tree_step(t))
     fig.add_scatter(x=ex, y=ey, mode="lines", line_shape="hv", row=2, col=1,
-                    name=f"tree f<sub>{t + 1}</sub>(x): the next step, before ν",
+                    name=f"tree f<sub>{t + 1}</sub>(x): the next step, before ν"
+                    + (" (in log-odds)" if stages.probability else ""),
                     line=dict(color=style.color(2), width=style.line_width * 1.5))
 
 

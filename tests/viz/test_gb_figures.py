@@ -215,3 +215,26 @@ def test_prediction_figure_plots_every_test_row_against_the_diagonal(friedman):
     np.testing.assert_allclose(fig.data[0].x, friedman.y_test)
     np.testing.assert_allclose(fig.data[0].y, predicted)
     assert fig.data[1].x == fig.data[1].y  # the diagonal
+
+
+def test_a_class_is_pictured_with_the_log_loss_the_model_minimises():
+    rng = np.random.default_rng(5)
+    x = rng.uniform(0, 10, 200)
+    y = (rng.random(200) < 1 / (1 + np.exp(-(x - 5)))).astype(int)
+    X = pd.DataFrame({"x": x})
+    model = GradientBoostingClassifier(n_estimators=8, learning_rate=0.3, max_depth=1).fit(X, y)
+    stages = gf.one_feature_stages(model, X, y, "1[y = c]")
+    assert stages.probability and not stages.squared
+    for t in range(stages.n_rounds):
+        p = 1 / (1 + np.exp(-stages.S[t]))
+        # the trees were fitted to the negative gradient of the log loss, y − p_t
+        np.testing.assert_allclose(stages.pseudo[t], y - p, atol=1e-12)
+        np.testing.assert_allclose(stages.fitted(t), p)
+    np.testing.assert_allclose(stages.fitted(stages.n_rounds), model.predict_proba(X)[:, 1])
+    name, loss = gf.round_loss(stages, stages.n_rounds)
+    p = model.predict_proba(X)[:, 1]
+    assert name == "log loss"
+    assert loss == pytest.approx(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
+    assert gf.round_loss(stages, 0)[1] > loss
+    fig = gf.round_figure(stages, 3)
+    assert "σ(S" in fig.data[1].name and "log-odds" in fig.data[-1].name
