@@ -312,7 +312,7 @@ def decision_boundary_figure(grid: dict, X: pd.DataFrame, y: pd.Series, classes,
         fig.add_scatter(x=shown.loc[rows, a], y=shown.loc[rows, b], mode="markers", name=plain(cls),
                         customdata=X.loc[rows, [a, b]].to_numpy(),
                         hovertemplate=true_values_hover([a, b]),
-                        marker=dict(color=style.color(q), size=style.marker_size,
+                        marker=dict(color=style.color(q), size=style.marker_size, opacity=0.75,
                                     line=dict(color="white", width=1)))
     a, b = plain(a), plain(b)
     fig.update_layout(xaxis_title=a, yaxis_title=b, height=480, legend_title_text="class")

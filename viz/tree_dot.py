@@ -393,7 +393,9 @@ def _edges(tree, shown: np.ndarray, path: set, names: TreeNames, style: Style,
         elif child in gone:
             attrs += f', style="dashed", color="{REMOVED}", fontcolor="{REMOVED}"'
         note = noted is None or int(tree.feature[parent]) in noted
-        text = _e(edge_text(tree, parent, int(child), names, note))
+        # "or missing" on a line of its own: a narrow label keeps clear of its neighbour's
+        text = _e(edge_text(tree, parent, int(child), names, note)).replace(
+            " or missing", "<BR/>or missing")
         lines.append(f"n{parent} -> n{child} [label=<{text}>, {attrs}];")
     return lines
 

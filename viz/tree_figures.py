@@ -342,4 +342,6 @@ def _marker(style: Style, q: int, hollow: bool) -> dict:
     if hollow:
         return dict(size=style.marker_size, color="rgba(0,0,0,0)",
                     line=dict(color=color, width=max(1.5, style.line_width * 0.8)))
-    return dict(size=style.marker_size, color=color, line=dict(color="white", width=0.5))
+    # a little transparent: where classes overlap, the one drawn last does not hide the rest
+    return dict(size=style.marker_size, color=color, opacity=0.75,
+                line=dict(color="white", width=0.5))

@@ -43,7 +43,7 @@ def test_aima_tree_has_one_dot_node_per_tree_node_and_the_splits_in_words(restau
     assert len(node_ids(dot)) == model.tree_.node_count == 12
     assert "<B>Patrons ?</B>" in dot and "<B>Hungry ?</B>" in dot and "<B>Fri/Sat ?</B>" in dot
     for value in ("Full", "None", "Some", "Burger", "French", "Italian", "Thai"):
-        assert re.search(rf"-> n\d+ \[label=<{value}( or missing)?>", dot), value
+        assert re.search(rf"-> n\d+ \[label=<{value}(<BR/>or missing)?>", dot), value
     assert "samples = 12" in dot and "No: 6 · Yes: 6" in dot and "entropy = 1.000" in dot
     assert dot.count(" -> ") == model.tree_.node_count - 1
 
