@@ -36,6 +36,8 @@ guessed, why = state.target_guess(frame)
 st.markdown(f"Predicting **{dataset.target}** — a **{dataset.task}** task"
             + (f": {why}." if dataset.target == guessed else " (your choice)."))
 data_controls.leak_warning(frame, dataset)
+if dataset.task == "classification" and state.source() == state.UPLOAD:
+    data_controls.class_namer(frame, dataset.target)
 for note in frame.attrs.get("notes", []):
     st.info(note)
 if dataset.n_dropped:

@@ -129,5 +129,29 @@ def leak_notice(dataset) -> None:
                       args=(column, list(dataset.features)))
 
 
+def class_namer(frame: pd.DataFrame, target: str) -> None:
+    """For a target of a few coded classes (0 / 1, 1 / 2 / 3): a table to name them, so
+    legends, leaves and row pickers say "survived" rather than "1"."""
+    values = frame[target].dropna().unique()
+    if not 2 <= len(values) <= state.MAX_NAMED_CLASSES:
+        return
+    chosen = state.overrides().setdefault("class_names", {}).setdefault(target, {})
+    with st.expander("Name the classes", expanded=bool(chosen)):
+        table = pd.DataFrame({"value": sorted(map(str, values)),
+                              "name": [chosen.get(str(v), "") for v in sorted(map(str, values))]})
+        edited = st.data_editor(table, key=f"data_classes_{state.source_key()}_{target}",
+                                hide_index=True, disabled=["value"], width="stretch")
+        names = {str(v): str(n).strip() for v, n in zip(edited["value"], edited["name"],
+                                                         strict=True) if str(n).strip()}
+        if len(set(names.values())) < len(names):
+            st.warning("Two classes have the same name; give each its own.")
+            return
+        if names != chosen:
+            chosen.clear()
+            chosen.update(names)
+            st.rerun()
+        st.caption("Every page shows these names in place of the values.")
+
+
 def _leave_out(column: str, features: list[str]) -> None:
     state.overrides()["features"] = [c for c in features if c != column]

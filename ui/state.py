@@ -172,6 +172,25 @@ def preset() -> dict | None:
     return samples().get(source(), {}).get("preset")
 
 
+#: Classes a user may name on the Data page (more would not fit its table).
+MAX_NAMED_CLASSES = 20
+
+
+def named_classes(frame: pd.DataFrame, target: str) -> pd.DataFrame:
+    """``frame`` with the target's values replaced by the names the user gave them on the
+    Data page ("0" → "died"); the frame itself when none are given."""
+    names = {v: n for v, n in overrides().get("class_names", {}).get(target, {}).items() if n}
+    return _renamed(frame, target, tuple(sorted(names.items()))) if names else frame
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _renamed(frame: pd.DataFrame, target: str, names: tuple) -> pd.DataFrame:
+    lookup = dict(names)
+    out = frame.copy()
+    out[target] = out[target].map(lambda v: lookup.get(str(v), v))
+    return out
+
+
 def overrides() -> dict:
     """Per-column choices of the Data page for the current source (features, kinds)."""
     return st.session_state.setdefault("gb_overrides", {}).setdefault(source_key(), {})
@@ -200,6 +219,7 @@ def current_dataset() -> Dataset | None:
     features = chosen.get("features") or default_features(frame, target)
     features = tuple(c for c in features if c != target and c in frame.columns)
     kinds = tuple(sorted((chosen.get("kinds") or {}).items()))
+    frame = named_classes(frame, target)
     task = st.session_state.get("task") or None
     if task == "auto":
         task = None
