@@ -212,7 +212,7 @@ def ledger_figure(steps: pd.DataFrame, style: Style = DEFAULT_STYLE) -> go.Figur
             name=plain(cls), orientation="h", y=plain_all(steps.index), measure=measures,
             x=np.where(np.isfinite(column), column, floor), base=0,
             text=[_log_text(v) for v in column], textposition="auto",
-            textfont=dict(size=round(style.font_size * 0.8)),
+            textfont=dict(size=_ledger_text_size(style)),
             increasing=dict(marker=dict(color=style.color(q))),
             decreasing=dict(marker=dict(color=style.color(q))),
             totals=dict(marker=dict(color=style.color(q), line=dict(color=style.text_color, width=1))),
@@ -220,11 +220,23 @@ def ledger_figure(steps: pd.DataFrame, style: Style = DEFAULT_STYLE) -> go.Figur
             hovertemplate="%{y}: %{text}<extra>" + plain(cls) + "</extra>",
         ))
     fig.update_traces(cliponaxis=False)  # labels of short bars may sit past the axis
+    # plotly shrinks a label to fit its bar; never below the readable size (a label too
+    # long for its bar then sits beside it)
+    fig.update_layout(uniformtext=dict(minsize=_ledger_text_size(style), mode="show"))
     fig.update_layout(waterfallmode="group", xaxis_title="log probability (natural log)",
                       legend_title_text="class",
                       height=140 + len(steps) * (14 + 12 * len(steps.columns)) * style.font_size // 14)
     fig.update_yaxes(autorange="reversed", type="category")
     return style.apply(fig, title="Evidence ledger: log P(c) + Σ_j log P(x_j | c) − log P(x)")
+
+
+#: The ledger's numbers are never smaller than this many px (a projector's: 18).
+LEDGER_MIN_PX, LEDGER_MIN_PX_PRESENTING = 12, 18
+
+
+def _ledger_text_size(style: Style) -> int:
+    floor = LEDGER_MIN_PX_PRESENTING if style.font_size > DEFAULT_STYLE.font_size else LEDGER_MIN_PX
+    return max(floor, round(style.font_size * 0.8))
 
 
 def _log_text(value: float) -> str:

@@ -285,3 +285,14 @@ def test_decision_grid_of_counts_stays_non_negative():
     grid = nf.decision_grid(model, X, resolution=10)
     assert grid["x"][0] == 0.0 and grid["y"][0] == 0.0
     assert grid["x"][-1] > 5 and set(np.unique(grid["z"])) == {0, 1}
+
+
+def test_ledger_numbers_stay_readable_on_a_laptop_and_a_projector():
+    from viz.style import Style
+
+    steps = pd.DataFrame({"no": [-0.5, -1.2, -0.01], "yes": [-0.9, -0.3, -0.02]},
+                         index=["prior", "Outlook = Sunny", "evidence"])
+    for style, floor in ((Style(), 12), (Style.presentation(), 18)):
+        fig = nf.ledger_figure(steps, style)
+        assert fig.layout.uniformtext.minsize >= floor and fig.layout.uniformtext.mode == "show"
+        assert all(trace.textfont.size >= floor for trace in fig.data)
