@@ -62,8 +62,7 @@ def sample_frame(name: str) -> pd.DataFrame:
     entry = samples().get(name, {})
     names = entry.get("class_names")
     if names and entry.get("target") in frame.columns:
-        target = entry["target"]
-        frame[target] = frame[target].map(lambda v: names.get(str(v), v))
+        return _renamed(frame, entry["target"], tuple(sorted(names.items())))
     return frame
 
 
@@ -185,6 +184,8 @@ def named_classes(frame: pd.DataFrame, target: str) -> pd.DataFrame:
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def _renamed(frame: pd.DataFrame, target: str, names: tuple) -> pd.DataFrame:
+    """A copy of ``frame`` whose target values (as text) are replaced by ``names``
+    ((value, name) pairs); values without a name stay as they are."""
     lookup = dict(names)
     out = frame.copy()
     out[target] = out[target].map(lambda v: lookup.get(str(v), v))

@@ -18,6 +18,8 @@ The rules, in one place:
   one without the page's values.
 * A value the user never changed follows its default when that depends on the data (the
   depth drawn follows the tree), so it never enters the URL as if it had been chosen.
+  A textbook example's settings (``state.preset``, while ``textbook`` is on) are its
+  controls' defaults in the same way: a link holds only what differs from the source.
 * A value from outside that does not fit (a column this data does not have, a round
   past the last, a word where a number goes) is replaced, **with a notice** above the
   page, never silently. A session value that no longer fits (the data changed) is
