@@ -96,16 +96,23 @@ def show_upload_error() -> None:
                       args=(name, content, skip, header))
 
 
+def _leaks(frame: pd.DataFrame, dataset) -> list:
+    """The dataset's leaking features, found once per dataset (keyed by its content hash,
+    so a page run does not hash the whole table again)."""
+    return _leaks_of(frame, dataset.content_hash, dataset.target, tuple(dataset.features))
+
+
 @st.cache_data(max_entries=32, show_spinner=False)
-def _leaks(frame: pd.DataFrame, target: str, features: tuple[str, ...]) -> list:
-    return data.leaky_features(frame, target, list(features), state.schema_of(frame))
+def _leaks_of(_frame: pd.DataFrame, content_hash: str, target: str,
+              features: tuple[str, ...]) -> list:
+    return data.leaky_features(_frame, target, list(features), state.schema_of(_frame))
 
 
 def leak_warning(frame: pd.DataFrame, dataset) -> None:
     """A feature that alone predicts the target almost perfectly: say so, offer to drop it."""
     if dataset.task != "classification":
         return
-    for column, share in _leaks(frame, dataset.target, tuple(dataset.features)):
+    for column, share in _leaks(frame, dataset):
         st.warning(f"**{column}** alone predicts **{dataset.target}** for {share:.1%} of the "
                    "rows. A column that knows the answer (recorded after the outcome, or "
                    "derived from it) makes every model look perfect and teaches nothing.",
@@ -120,7 +127,7 @@ def leak_notice(dataset) -> None:
     if dataset.task != "classification":
         return
     frame = state.current_frame()
-    for column, share in _leaks(frame, dataset.target, tuple(dataset.features)):
+    for column, share in _leaks(frame, dataset):
         text, button = st.columns([4, 1], vertical_alignment="center")
         text.warning(f"**{column}** alone predicts **{dataset.target}** for {share:.1%} of the "
                      "rows: this model may only be looking the answer up.",

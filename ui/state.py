@@ -57,7 +57,7 @@ def samples() -> dict[str, dict]:
 @st.cache_data(max_entries=32, show_spinner="Loading the dataset…")
 def sample_frame(name: str) -> pd.DataFrame:
     """A bundled table as the app shows it: its classes named where the catalogue names
-    them (spambase's 0 / 1 are "not spam" / "spam"), dates with their parts."""
+    them (``class_names``: what each value of the target means), dates with their parts."""
     frame = with_date_parts(load_sample(name))
     entry = samples().get(name, {})
     names = entry.get("class_names")

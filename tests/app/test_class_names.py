@@ -1,12 +1,11 @@
-"""Coded classes (0 / 1) named on the Data page are the names every page shows (issue 32);
-a bundled table's catalogue names its classes (spambase: "not spam" / "spam")."""
+"""Coded classes (0 / 1) named on the Data page are the names every page shows (issue 32)."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
 from .test_hostile_uploads import DATA, DT, NB, csv, run_upload
-from .test_pages import assert_clean, run_app
+from .test_pages import assert_clean
 
 rng = np.random.default_rng(0)
 PASSENGERS = csv(pd.DataFrame({"age": rng.uniform(1, 80, 120).round(),
@@ -54,10 +53,3 @@ def test_named_classes_are_what_every_page_shows():
     assert any(word in picker.format_func(picker.value) for word in ("died", "lived"))
     at = run_named(DATA, names)
     assert at.data_editor[0].value["name"].tolist() == ["died", "lived"]  # as they were named
-
-
-def test_spambase_classes_have_names():
-    at = run_app(DT, data="spambase", dt_show_depth="1")
-    assert_clean(at)
-    dot = at.get("graphviz_chart")[0].proto.spec
-    assert "not spam" in dot and "class = 0" not in dot
