@@ -35,6 +35,7 @@ style = state.style()
 with st.sidebar:
     st.subheader("Boosting parameters")
     params = ac.controls()
+    dataset = data_controls.fit_rows(dataset, "ab_all_rows")
 too_much = limits.check_work(len(dataset.y_train), params["n_estimators"], "adaboost")
 if too_much:
     st.error(too_much)
@@ -48,7 +49,7 @@ except ValueError as error:
 key = (dataset.content_hash, tuple(sorted(params.items())))
 K, n_rounds = len(model.classes_), len(model.estimators_)
 
-notes = [f"{n_rounds} rounds · {K} classes · {len(dataset.y_train):,} training rows"]
+notes = [f"{n_rounds} rounds · {K} classes · {data_controls.rows_note(dataset)}"]
 if n_rounds < params["n_estimators"]:
     notes.append("boosting stopped early: " + ("a learner made no weighted error"
                  if model.estimator_errors_[-1] == 0 else "the next learner was no better than chance"))
@@ -101,8 +102,10 @@ with views[3]:
     if views[3].open:
         X_test = dataset.X_test[features]
         predicted = model.predict(X_test)
-        st.metric("Test accuracy", f"{accuracy_score(dataset.y_test, predicted):.1%}",
-                  help="Share of test rows whose predicted class sign(Σ ŵ_t f̂_t(x)) is right.")
+        st.metric(data_controls.scored_on(dataset, "accuracy"),
+                  f"{accuracy_score(dataset.y_test, predicted):.1%}",
+                  help=f"Share of {data_controls.scored_rows(dataset)} whose predicted class "
+                       "sign(Σ ŵ_t f̂_t(x)) is right.")
         matrix, importance = st.columns(2, gap="medium")
         matrix.plotly_chart(tf.confusion_figure(
             confusion_matrix(dataset.y_test, predicted, labels=model.classes_), model.classes_,

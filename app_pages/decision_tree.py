@@ -24,23 +24,23 @@ if not features:
 with st.sidebar:
     st.subheader("Tree parameters")
     params = tc.controls(dataset)
-    all_rows = url.bound(st.toggle, "Fit on all rows", key="dt_all_rows", help=tc.HELP["all_rows"])
+    dataset = data_controls.fit_rows(dataset, "dt_all_rows")
 key = (dataset.content_hash, tuple(sorted(params.items())))
 try:
-    model = tc.fit_tree(dataset, *key, all_rows)
+    model = tc.fit_tree(dataset, *key)
 except ValueError as error:
     # the message names a parameter, or the data (a target too large to square)
     st.error(f"**This tree cannot be grown with this data and these settings.** {error} "
              "Change what is named above and the tree regrows.")
     state.stop()
 tree = model.tree_
-X_fit, y_fit = tc.training_rows(dataset, all_rows)
+X_fit, y_fit = tc.training_rows(dataset)
 X_test, y_test = dataset.X_test[features], dataset.y_test
 missing = [j for j, c in enumerate(features) if X_fit[c].isna().any()]
 criterion_name = {"squared_error": "squared error"}.get(params["criterion"], params["criterion"])
 
 st.caption(f"{tree.node_count} nodes · {tree.n_leaves} leaves · depth {tree.max_depth} · "
-           f"trained on {len(y_fit):,} rows · criterion {criterion_name}")
+           f"{data_controls.rows_note(dataset)} · criterion {criterion_name}")
 views = url.bound(st.tabs, ["Tree", "Grow step by step", "Show your working", "Impurity", "Results",
                  "Complexity", "Decision boundary"], key="dt_view")
 
@@ -66,7 +66,7 @@ with views[0]:
                                 on_change="rerun")
             if removed.open:
                 with removed:
-                    td.chi2_view(dataset, key, all_rows, params["chi2_alpha"], tree_style,
+                    td.chi2_view(dataset, key, params["chi2_alpha"], tree_style,
                                  depth_limit, missing)
 
 with views[1]:
@@ -81,7 +81,7 @@ with views[2]:
                 "targets. Regression trees minimise the squared error Σ(y − ȳ)² of the children.")
     elif views[2].open:
         node = tc.node_choice(model)
-        table = tc.candidates(model, dataset, *key, all_rows, node)
+        table = tc.candidates(model, dataset, *key, node)
         tc.candidate_view(table, params["criterion"], params["categorical_split"], style)
 
 with views[3]:
@@ -102,19 +102,22 @@ with views[4]:
     if views[4].open:
         predicted = model.predict(X_test)
         if classify:
-            st.metric("Test accuracy", f"{accuracy_score(y_test, predicted):.1%}",
-                      help="Share of test rows whose predicted class is the true class.")
+            st.metric(data_controls.scored_on(dataset, "accuracy"),
+                      f"{accuracy_score(y_test, predicted):.1%}",
+                      help=f"Share of {data_controls.scored_rows(dataset)} whose predicted "
+                           "class is the true class.")
             matrix = confusion_matrix(y_test, predicted, labels=model.classes_)
             st.plotly_chart(tf.confusion_figure(matrix, model.classes_, style), width="stretch")
         else:
-            st.metric("Test R²", f"{r2_score(y_test, predicted):.3f}",
-                      help="R² = 1 − Σ(y − ŷ)² / Σ(y − ȳ)² on the test rows.")
+            st.metric(data_controls.scored_on(dataset, "R²"), f"{r2_score(y_test, predicted):.3f}",
+                      help=f"R² = 1 − Σ(y − ŷ)² / Σ(y − ȳ)² on "
+                           f"{data_controls.scored_rows(dataset)}.")
         st.plotly_chart(tf.importance_figure(features, model.feature_importances_, style),
                         width="stretch")
 
 with views[5]:
     if views[5].open:
-        tc.complexity_view(model, dataset, key, all_rows, style)
+        tc.complexity_view(model, dataset, key, style)
 
 with views[6]:
     if views[6].open:

@@ -25,9 +25,12 @@ if not features:
 with st.sidebar:
     st.subheader("Boosting parameters")
     params, loss = gc.controls(dataset)
+    dataset = data_controls.fit_rows(dataset, "gb_all_rows")
 model_params = gc.model_params(dataset.task, params, loss)
 model_key = tuple(sorted(model_params.items()))
 T = params["n_estimators"]
+st.caption(f"{T} rounds · trees of depth {params['max_depth']} · "
+           f"{data_controls.rows_note(dataset)}")
 
 
 def full_model():
@@ -94,16 +97,20 @@ with views[4]:
         predicted = model.predict(X_test)
         if classify:
             matrix_part, _ = st.columns([3, 2])  # a 2 × 2 matrix needs no full width
-            matrix_part.metric("Test accuracy", f"{accuracy_score(y_test, predicted):.1%}",
-                               help="Share of test rows whose predicted class is the true class.")
+            matrix_part.metric(data_controls.scored_on(dataset, "accuracy"),
+                               f"{accuracy_score(y_test, predicted):.1%}",
+                               help=f"Share of {data_controls.scored_rows(dataset)} whose "
+                                    "predicted class is the true class.")
             matrix = confusion_matrix(y_test, predicted, labels=model.classes_)
             matrix_part.plotly_chart(tf.confusion_figure(matrix, model.classes_, style),
                                      width="stretch")
         else:
             score, mse = st.columns(2)
-            score.metric("Test R²", f"{r2_score(y_test, predicted):.3f}",
-                         help="R² = 1 − Σ(y − S_T)² / Σ(y − ȳ)² on the test rows.")
-            mse.metric("Test mean squared error", f"{mean_squared_error(y_test, predicted):.4g}")
+            score.metric(data_controls.scored_on(dataset, "R²"), f"{r2_score(y_test, predicted):.3f}",
+                         help="R² = 1 − Σ(y − S_T)² / Σ(y − ȳ)² on "
+                              f"{data_controls.scored_rows(dataset)}.")
+            mse.metric(data_controls.scored_on(dataset, "mean squared error"),
+                       f"{mean_squared_error(y_test, predicted):.4g}")
             st.plotly_chart(gf.prediction_figure(y_test, predicted, style), width="stretch")
 
 take_home(full_model, dataset, features, "gb")

@@ -25,6 +25,7 @@ if dataset.task != "classification":
 style = state.style()
 first, second, third = st.columns(3, gap="medium")
 spec = nb.controls(dataset, first, second)
+dataset = data_controls.fit_rows(dataset, "nb_all_rows", first)
 problem = nb.variant_problem(spec.variant, dataset)
 if problem:
     st.error(problem)
@@ -40,10 +41,9 @@ with third:
 if spec.variant == "categorical" and nb.numeric_columns(dataset):
     st.caption("Categorical on numbers: every distinct value is its own category, so a value "
                "not seen in training gets the zero-count θ. Auto with binned columns groups them.")
-third.metric("Accuracy on seen rows" if spec.all_rows else "Test accuracy",
-             f"{fitted.accuracy:.1%}",
-             help=f"Share of the {len(dataset.y_test):,} test rows whose MAP class is right"
-             + (" (with all rows fitted, the model has seen them)." if spec.all_rows else "."))
+third.metric(data_controls.scored_on(dataset, "accuracy"), f"{fitted.accuracy:.1%}",
+             help=f"Share of {data_controls.scored_rows(dataset)} ({len(dataset.y_test):,}) "
+                  "whose MAP class is right.")
 
 texts, numeric = nb.text_columns(dataset), nb.numeric_columns(dataset)
 names = ["Priors & likelihoods", "Evidence for one row", "Accuracy"]

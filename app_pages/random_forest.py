@@ -25,13 +25,13 @@ if not features:
 with st.sidebar:
     st.subheader("Forest parameters")
     params = fc.controls(dataset)
+    dataset = data_controls.fit_rows(dataset, "rf_all_rows")
 key = fc.cache_key(dataset, params)
 p, m, B = len(features), params["max_features"], params["n_estimators"]
 X_test, y_test = dataset.X_test[features], dataset.y_test
 error_label = ff.error_name(classify)
 st.caption(f"{B} trees · m = {m} of p = {p} features per split"
-           f"{' (bagging: m = p)' if m == p else ''} · {len(dataset.y_train):,} training rows, "
-           f"{len(y_test):,} test rows")
+           f"{' (bagging: m = p)' if m == p else ''} · {data_controls.rows_note(dataset)}")
 views = url.bound(st.tabs, ["OOB error", "Effect of m", "Importance", "Inside the forest",
                            "Results"], key="rf_view")
 
@@ -98,7 +98,7 @@ with views[3]:
         depth = url.bound(shown.number_input, "Draw each tree down to depth", 1, 30, 3,
                           key="rf_show_depth",
                           help="Deeper nodes fold into a dashed “… n more nodes” box.")
-        row = url.bound(picked.number_input, f"Votes for test row (0–{len(y_test) - 1})", 0,
+        row = url.bound(picked.number_input, f"Votes for {data_controls.scored_row(dataset)} (0–{len(y_test) - 1})", 0,
                         max(len(y_test) - 1, 0), 0, key="rf_row")
         missing = [j for j, c in enumerate(features) if dataset.X_train[c].isna().any()]
 
@@ -130,11 +130,14 @@ with views[4]:
         predicted = forest.predict(X_test)
         scores, matrix_part = st.columns([1, 2])
         if classify:
-            scores.metric("Test accuracy", f"{accuracy_score(y_test, predicted):.1%}",
-                          help="Share of test rows whose predicted class is the true class.")
+            scores.metric(data_controls.scored_on(dataset, "accuracy"),
+                          f"{accuracy_score(y_test, predicted):.1%}",
+                          help=f"Share of {data_controls.scored_rows(dataset)} whose predicted "
+                               "class is the true class.")
         else:
-            scores.metric("Test R²", f"{r2_score(y_test, predicted):.3f}",
-                          help="R² = 1 − Σ(y − ŷ)² / Σ(y − ȳ)² on the test rows.")
+            scores.metric(data_controls.scored_on(dataset, "R²"), f"{r2_score(y_test, predicted):.3f}",
+                          help=f"R² = 1 − Σ(y − ŷ)² / Σ(y − ȳ)² on "
+                               f"{data_controls.scored_rows(dataset)}.")
         if params["bootstrap"]:
             oob = f"{forest.oob_score_:.1%}" if classify else f"{forest.oob_score_:.3f}"
             scores.metric("OOB accuracy" if classify else "OOB R²", oob,

@@ -7,9 +7,17 @@ import streamlit as st
 from engine import data
 from engine.data import DataError
 
-from . import state
+from . import state, url
 
 KINDS = ["numeric", "categorical", "text"]
+ALL_ROWS_HELP = ("Fit on every row, test rows too, as a textbook's worked example does "
+                 "(Mitchell's 14 PlayTennis days, Russell & Norvig's 12 restaurant examples). "
+                 "Scores are then measured on rows the model has seen: they show how well it "
+                 "fits, not how well it predicts new rows. On from the start for tables of "
+                 "fewer than 30 rows, too few to hold a quarter out.")
+#: Tables with fewer rows start fitted on every row: a quarter held out would be a handful
+#: of rows whose score says little, and a textbook's table is fitted whole.
+SMALL_TABLE = 30
 UPLOAD_KEY = "data_upload"
 
 
@@ -162,3 +170,34 @@ def class_namer(frame: pd.DataFrame, target: str) -> None:
 
 def _leave_out(column: str, features: list[str]) -> None:
     state.overrides()["features"] = [c for c in features if c != column]
+
+
+def fit_rows(dataset, key: str, container=st):
+    """A model page's "Fit on all rows" toggle (in the URL as ``key``) and the data the
+    page then fits and scores: the split, or every row in both parts."""
+    every_row = url.bound(container.toggle, "Fit on all rows", len(dataset.y) < SMALL_TABLE,
+                          key=key, help=ALL_ROWS_HELP)
+    return dataset.on_all_rows() if every_row else dataset
+
+
+def scored_on(dataset, what: str) -> str:
+    """A score's label: "Test accuracy", or "Accuracy on seen rows" when every row is fitted."""
+    return f"{what[:1].upper()}{what[1:]} on seen rows" if dataset.all_rows else f"Test {what}"
+
+
+def rows_note(dataset) -> str:
+    """The rows a page fits, for its caption."""
+    if dataset.all_rows:
+        return f"all {len(dataset.y):,} rows fitted and scored"
+    return f"{len(dataset.y_train):,} training rows, {len(dataset.y_test):,} test rows"
+
+
+def scored_row(dataset) -> str:
+    """What a control that picks one scored row calls it: "test row", or "row" when every
+    row is fitted (the scored rows are then the whole table)."""
+    return "row" if dataset.all_rows else "test row"
+
+
+def scored_rows(dataset) -> str:
+    """The rows a score is measured on, in words."""
+    return "all rows (every one seen in fitting)" if dataset.all_rows else "the test rows"

@@ -17,6 +17,7 @@ from engine.naive_bayes import BernoulliNB, CategoricalNB, GaussianNB, MixedNB, 
 from engine.text import Vocabulary
 
 from . import url
+from .data_controls import scored_row
 
 VARIANTS = {
     "auto": "Auto (by column kind)",
@@ -38,7 +39,6 @@ class Spec:
     alpha: float = 1.0
     numeric: str = "gaussian"
     n_bins: int = 5
-    all_rows: bool = False
 
     def make(self, text_columns: tuple[str, ...]):
         if self.variant == "gaussian":
@@ -101,8 +101,7 @@ def variant_problem(variant: str, dataset: Dataset) -> str | None:
 @st.cache_resource(max_entries=32, show_spinner="Fitting Naive Bayes…")
 def _fit(content_hash: str, spec: Spec, columns: tuple[str, ...], texts: tuple[str, ...],
          _dataset: Dataset) -> Fit:
-    X, y = (_dataset.X, _dataset.y) if spec.all_rows else (_dataset.X_train, _dataset.y_train)
-    model = spec.make(texts).fit(X[list(columns)], y)
+    model = spec.make(texts).fit(_dataset.X_train[list(columns)], _dataset.y_train)
     y_pred = model.predict(_dataset.X_test[list(columns)])
     y_test = _dataset.y_test.to_numpy()
     return Fit(model, y_pred, float(np.mean(y_pred == y_test)),
@@ -152,11 +151,7 @@ def controls(dataset: Dataset, first, second) -> Spec:
         if numeric == "binned":
             n_bins = url.bound(second.slider, "Bins", 2, 20, 5, key="nb_bins",
                                help="Number of equal-frequency bins per numeric column.")
-    all_rows = url.bound(first.toggle, "Fit on all rows", key="nb_all_rows",
-                         help="Count every row, test rows too, as a textbook's worked example "
-                              "does (Mitchell's PlayTennis: priors 9/14 and 5/14). The "
-                              "accuracy is then measured on rows the model has seen.")
-    return Spec(variant, float(alpha), numeric, int(n_bins), bool(all_rows))
+    return Spec(variant, float(alpha), numeric, int(n_bins))
 
 
 def row_picker(dataset: Dataset, fitted: Fit) -> int:
@@ -171,7 +166,7 @@ def row_picker(dataset: Dataset, fitted: Fit) -> int:
         return f"row {labels[i]}: {truth[i]}" + ("" if right else f", predicted {predicted[i]} ✗")
 
     return st.selectbox(
-        "Test row to explain", range(len(labels)), index=int(wrong[0]) if len(wrong) else 0,
+        f"{scored_row(dataset).capitalize()} to explain", range(len(labels)), index=int(wrong[0]) if len(wrong) else 0,
         key="nb_row", format_func=label,
         help="Its evidence ledger and its values on the likelihood curves are shown. "
              "✗: the model gets this row wrong; the first such row is chosen to start.")

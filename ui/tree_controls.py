@@ -47,8 +47,6 @@ HELP = {
     "chi2": "χ² pruning (Quinlan 1986): a split whose children are leaves is removed unless "
             "χ² = Σ_k Σ_q (n_kq − n̂_kq)²/n̂_kq with n̂_kq = n_q·n_k/n is significant at this "
             "level (df = (K−1)(Q−1)).",
-    "all_rows": "Fit on every row, test rows too, to reproduce a textbook tree (AIMA's "
-                "restaurant tree uses all 12 examples). Test scores then measure nothing.",
 }
 
 
@@ -89,11 +87,8 @@ def controls(dataset: Dataset) -> dict:
     return params
 
 
-def training_rows(dataset: Dataset, all_rows: bool) -> tuple[pd.DataFrame, pd.Series]:
-    features = tree_features(dataset)
-    if all_rows:
-        return dataset.X[features], dataset.y
-    return dataset.X_train[features], dataset.y_train
+def training_rows(dataset: Dataset) -> tuple[pd.DataFrame, pd.Series]:
+    return dataset.X_train[tree_features(dataset)], dataset.y_train
 
 
 def _estimator(task: str, params: dict):
@@ -102,9 +97,9 @@ def _estimator(task: str, params: dict):
 
 
 @st.cache_resource(max_entries=32, show_spinner="Growing the tree…")
-def fit_tree(_dataset: Dataset, content_hash: str, params: tuple, all_rows: bool):
+def fit_tree(_dataset: Dataset, content_hash: str, params: tuple):
     """The fitted tree; cached by (dataset hash, parameters). Raises ValueError."""
-    X, y = training_rows(_dataset, all_rows)
+    X, y = training_rows(_dataset)
     return _estimator(_dataset.task, dict(params)).fit(X, y)
 
 
@@ -116,16 +111,15 @@ def fit_pair(_dataset: Dataset, content_hash: str, params: tuple, pair: tuple[st
 
 
 @st.cache_data(max_entries=32, show_spinner="Scoring every candidate split…")
-def candidates(_model, _dataset: Dataset, content_hash: str, params: tuple, all_rows: bool,
-               node: int) -> pd.DataFrame:
-    X, y = training_rows(_dataset, all_rows)
+def candidates(_model, _dataset: Dataset, content_hash: str, params: tuple, node: int) -> pd.DataFrame:
+    X, y = training_rows(_dataset)
     return split_candidates(_model, node, X, y)
 
 
 @st.cache_data(max_entries=16, show_spinner="Cross-validating the pruning path (5 folds)…")
-def ccp_cv(_dataset: Dataset, content_hash: str, params: tuple, all_rows: bool):
+def ccp_cv(_dataset: Dataset, content_hash: str, params: tuple):
     """``choose_ccp_alpha_cv`` on the training rows: (best α, table)."""
-    X, y = training_rows(_dataset, all_rows)
+    X, y = training_rows(_dataset)
     template = _estimator(_dataset.task, {**dict(params), "ccp_alpha": 0.0, "chi2_alpha": None})
     return choose_ccp_alpha_cv(template, X, y, cv=5, random_state=0)
 
@@ -188,9 +182,9 @@ def _highlight(row: pd.Series) -> list[str]:
     return [color] * len(row)
 
 
-def complexity_view(model, dataset: Dataset, key: tuple, all_rows: bool, style) -> None:
+def complexity_view(model, dataset: Dataset, key: tuple, style) -> None:
     """Error against depth and tree size, and the cross-validated pruning path."""
-    X_fit, y_fit = training_rows(dataset, all_rows)
+    X_fit, y_fit = training_rows(dataset)
     features = tree_features(dataset)
     curve = tf.depth_curve(model, X_fit, y_fit, dataset.X_test[features], dataset.y_test)
     error_name = "misclassification rate" if dataset.task == "classification" else "mean squared error"
@@ -204,7 +198,7 @@ def complexity_view(model, dataset: Dataset, key: tuple, all_rows: bool, style) 
     if url.bound(st.toggle,
                  "Cross-validate the pruning path (5 folds; a few seconds on large data)",
                  key="dt_run_cv"):
-        best, table = ccp_cv(dataset, *key, all_rows)
+        best, table = ccp_cv(dataset, *key)
         st.plotly_chart(tf.ccp_figure(table, best, error_name=error_name, style=style),
                         width="stretch")
         st.markdown(f"Cross-validation chooses **α = {best:.5g}**: set *Pruning α* to it "

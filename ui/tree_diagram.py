@@ -22,6 +22,7 @@ from viz.tree_dot import chart_css, default_display_depth, tree_to_dot
 from viz.tree_path import explain_path
 from viz.tree_prune import chi2_removed, chi2_removed_table
 
+from . import data_controls as dc
 from . import state, tables, url
 
 #: Deepest level the χ² view draws by itself to show removed splits (more if asked).
@@ -92,7 +93,7 @@ def followed_row(model, dataset: Dataset, features: list[str], row_slot,
     The diagram opens without a path; the empty box suggests a row worth following."""
     X_test, y_test = dataset.X_test[features], dataset.y_test
     last = max(len(y_test) - 1, 0)
-    row = url.bound(row_slot.number_input, f"Follow test row (0–{last}); empty: none", 0, last,
+    row = url.bound(row_slot.number_input, f"Follow {dc.scored_row(dataset)} (0–{last}); empty: none", 0, last,
                     value=None, key="dt_row", placeholder=_suggestion(model, X_test, y_test))
     typed = url.bound(typed_slot.toggle, "Type a row", key="dt_typed",
                       help="Start from the chosen test row (or the first) and change "
@@ -213,11 +214,11 @@ def grow_view(model, style: Style, missing: list[int]) -> None:
             default=min(1, int(tree.max_depth)))
 
 
-def chi2_view(dataset: Dataset, key: tuple, all_rows: bool, chi2_alpha: float, style: Style,
+def chi2_view(dataset: Dataset, key: tuple, chi2_alpha: float, style: Style,
               depth_limit: int, missing: list[int]) -> None:
     """The tree before χ² pruning with the removed splits marked, and their tests."""
     params = tuple(sorted({**dict(key[1]), "chi2_alpha": None}.items()))
-    grown = tc.fit_tree(dataset, key[0], params, all_rows)
+    grown = tc.fit_tree(dataset, key[0], params)
     removed = chi2_removed(grown.tree_, chi2_alpha)
     if len(removed) == 0:
         st.markdown(f"Every split is significant at level {chi2_alpha:g}: nothing was removed.")

@@ -27,14 +27,14 @@ def node_count(page) -> int:
 
 def test_aima_tree_renders_with_the_followed_path(page, app_url):
     open_tree_page(page, app_url, "data=restaurant&dt_criterion=entropy&dt_cat_split=multiway"
-                                  "&dt_all_rows=true&dt_row=1")
+                                  "&dt_all_rows=true&dt_row=0")
     screenshot(page, "decision_tree-restaurant")
     assert exceptions(page) == []
     assert node_count(page) == 12
     text = page.locator(CHART).text_content()
     assert "Patrons ?" in text and "Hungry ?" in text and "Fri/Sat ?" in text
     highlighted = page.locator(f'{CHART} g.edge path[stroke="{HIGHLIGHT}" i]').count()
-    assert highlighted == 1  # test row 1 has Patrons = Some: one edge to a leaf
+    assert highlighted == 1  # row 0 (x1) has Patrons = Some: one edge to a leaf
     assert page.get_by_text("Leaf reached: predict").first.is_visible()
     with page.expect_download() as download:
         page.get_by_role("button", name="SVG").click()

@@ -683,3 +683,15 @@ def test_unknown_sample_lists_the_valid_names() -> None:
     assert "no-such-sample" in message
     for entry in list_samples():
         assert entry["name"] in message
+
+
+def test_on_all_rows_fits_and_scores_every_row_under_its_own_hash():
+    frame = pd.DataFrame({"x": np.random.default_rng(0).normal(size=20), "y": ["a", "b"] * 10})
+    data = Dataset(frame, "y")
+    whole = data.on_all_rows()
+    assert whole.all_rows and not data.all_rows
+    assert whole.X_train is data.X and whole.X_test is data.X  # shared, not copied
+    assert whole.y_train.equals(data.y) and whole.y_test.equals(data.y)
+    assert len(data.y_train) == 15  # the split itself is untouched
+    assert whole.content_hash != data.content_hash
+    assert whole.content_hash == Dataset(frame, "y").on_all_rows().content_hash
