@@ -7,11 +7,10 @@ import streamlit as st  # noqa: E402
 
 from ui import fitting, sidebar, state, url  # noqa: E402
 
-# A projector link (present=true) opens with the sidebar folded away: at 1024×768 in large
-# type it would take half the screen. Its » button brings it back.
+# The sidebar opens except on phones; presentation mode folds it on narrow screens
+# (ui.sidebar.fold_on_narrow_screen).
 st.set_page_config(page_title="Glassbox", page_icon=":material/search:", layout="wide",
-                   initial_sidebar_state="collapsed" if st.query_params.get("present") == "true"
-                   else "auto")
+                   initial_sidebar_state="auto")
 
 PAGES = {
     "Data": [

@@ -16,6 +16,17 @@ from . import state, url
 #: Session key of the "Link to this view" expander (open or not); not part of the link.
 SHARE_OPEN = "share_open"
 
+#: Every page: elements that draw nothing (a stylesheet, a script) take no room, so they
+#: do not push the page down by a gap each (four of them cost a projector ~90 px).
+BASE_CSS = """
+<style>
+[data-testid="stElementContainer"]:has(> [data-testid="stHtml"] > script:only-child),
+[data-testid="stElementContainer"]:has(> [data-testid="stMarkdown"] style):not(:has(p, li, h1, h2, h3, table, img)) {
+  display: none;
+}
+</style>
+"""
+
 PRESENTATION_CSS = """
 <style>
 html, body, [data-testid="stAppViewContainer"] { font-size: 22px; }
@@ -23,7 +34,7 @@ html, body, [data-testid="stAppViewContainer"] { font-size: 22px; }
 h1 { font-size: 2.6rem !important; } h2 { font-size: 2.0rem !important; }
 [data-testid="stWidgetLabel"] p { font-size: 20px !important; }
 [data-testid="stMetricValue"], [data-testid="stMetricValue"] p { font-size: 2.4rem !important; }
-[data-testid="stMainBlockContainer"] { padding-top: 2.5rem !important; }
+[data-testid="stMainBlockContainer"] { padding-top: 4rem !important; }  /* below the header bar */
 [data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] p { font-size: 18px !important; }
 [data-testid="stTable"] { overflow-x: auto; }
 [data-testid="stTable"] th, [data-testid="stTable"] td { font-size: 20px !important; white-space: nowrap; }
@@ -31,6 +42,27 @@ h1 { font-size: 2.6rem !important; } h2 { font-size: 2.0rem !important; }
 [data-testid="stTab"] p { font-size: 18px !important; }
 </style>
 """
+#: Presentation mode folds the sidebar on screens narrower than this (a 1024×768 projector:
+#: in large type it would take a third of the width); wider screens keep it open.
+NARROW_SCREEN_PX = 1280
+#: Runs in the page, not in an iframe (``st.html``): clicks the sidebar's own « button,
+#: so its » button brings the sidebar back as usual.
+FOLD_SIDEBAR_JS = f"""<script>
+(() => {{
+  if (window.innerWidth >= {NARROW_SCREEN_PX}) return;
+  let tries = 0;
+  const fold = () => {{  // the sidebar may not be drawn yet: look again, for 5 s at most
+    const sidebar = document.querySelector('[data-testid="stSidebar"]');
+    const button = document.querySelector('[data-testid="stSidebarCollapseButton"] button');
+    if (sidebar && button) {{
+      if (sidebar.dataset.collapsed === "false") button.click();
+    }} else if (++tries < 50) setTimeout(fold, 100);
+  }};
+  fold();
+}})();
+</script>"""
+#: Session key: the sidebar was folded since presentation mode was switched on.
+FOLDED = "gb_sidebar_folded"
 
 
 def _reset_target() -> None:
@@ -65,8 +97,20 @@ def render(pages: dict[str, list[st.Page]]) -> None:
         st.toggle("Presentation mode", key="present",
                   help="Large type and thick lines for a classroom projector.")
     _navigation(navigation, pages)
-    if state.presentation():
-        st.markdown(PRESENTATION_CSS, unsafe_allow_html=True)  # constant CSS, no user text
+    with st.sidebar:  # constant CSS and script, no user text
+        st.markdown(BASE_CSS + (PRESENTATION_CSS if state.presentation() else ""),
+                    unsafe_allow_html=True)
+        fold_on_narrow_screen()
+
+
+def fold_on_narrow_screen() -> None:
+    """Once each time presentation mode is switched on (or a projector link opened), fold
+    the sidebar if the screen is narrow; a sidebar the user opens again stays open."""
+    if not state.presentation():
+        st.session_state.pop(FOLDED, None)
+    elif not st.session_state.get(FOLDED):
+        st.session_state[FOLDED] = True
+        st.html(FOLD_SIDEBAR_JS, unsafe_allow_javascript=True, width="content")
 
 
 def _navigation(box, pages: dict[str, list[st.Page]]) -> None:

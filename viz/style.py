@@ -37,12 +37,16 @@ class Style:
     font_family: str = "Source Sans Pro, Helvetica, Arial, sans-serif"
     text_color: str = "#1f2430"
     grid_color: str = "#e3e6ec"
+    #: Tree diagrams draw every leaf on one bottom row, the predictions side by side; the
+    #: projector version keeps each leaf at its depth, so the first screen holds the top
+    #: levels and the early leaves instead of long edges down to the last row.
+    leaves_in_a_row: bool = True
 
     @classmethod
     def presentation(cls) -> Style:
         """Large type (≥ 22 px), thick lines and big markers for a classroom projector."""
         return cls(font_size=24, line_width=4.0, marker_size=14, text_color="#000000",
-                   grid_color="#c9ced8")
+                   grid_color="#c9ced8", leaves_in_a_row=False)
 
     def color(self, index: int) -> str:
         """Colour of the class or series at ``index`` (cycles past the palette's end)."""

@@ -328,8 +328,8 @@ def tree_to_dot(
     Returns
     -------
     str
-        DOT text: one ``n<id>`` node per drawn tree node, leaves (and collapsed
-        boxes) on one rank at the bottom.
+        DOT text: one ``n<id>`` node per drawn tree node; leaves (and collapsed
+        boxes) on one rank at the bottom when ``style.leaves_in_a_row``.
     """
     tree = model.tree_ if tree is None else tree
     names = TreeNames(model, feature_names, class_names)
@@ -356,7 +356,7 @@ def tree_to_dot(
     lines += _edges(tree, shown, path, names, style, noted, gone)
     lines += _collapsed(tree, cut, style)
     bottom = [f"n{i}" for i in shown if tree.children_left[i] < 0] + [f"more{i}" for i in cut]
-    if len(bottom) > 1:
+    if len(bottom) > 1 and style.leaves_in_a_row:
         lines.append("{rank=same; " + "; ".join(bottom) + ";}")
     lines.append("}")
     return "\n".join(lines)

@@ -286,3 +286,10 @@ def test_a_long_value_list_is_abbreviated_in_the_box_and_whole_on_hover():
     if shutil.which("dot"):
         svg = subprocess.run(["dot", "-Tsvg"], input=dot.encode(), capture_output=True, check=True)
         assert b'T&quot;28' in svg.stdout
+
+
+def test_projector_trees_keep_each_leaf_at_its_depth(iris):
+    model, _ = iris
+    dot = tree_to_dot(model, style=Style.presentation())
+    assert "rank=same" not in dot  # the setosa leaf stays right under the root
+    assert "rank=same" in tree_to_dot(model)
