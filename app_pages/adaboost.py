@@ -109,7 +109,7 @@ with views[3]:
         matrix, importance = st.columns(2, gap="medium")
         matrix.plotly_chart(tf.confusion_figure(
             confusion_matrix(dataset.y_test, predicted, labels=model.classes_), model.classes_,
-            style), width="stretch")
+            style, data_controls.scored_rows_title(dataset)), width="stretch")
         importance.plotly_chart(tf.importance_figure(features, model.feature_importances_, style),
                                 width="stretch")
         importance.caption("Importance: each learner's impurity decrease, averaged with "

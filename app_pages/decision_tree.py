@@ -107,7 +107,9 @@ with views[4]:
                       help=f"Share of {data_controls.scored_rows(dataset)} whose predicted "
                            "class is the true class.")
             matrix = confusion_matrix(y_test, predicted, labels=model.classes_)
-            st.plotly_chart(tf.confusion_figure(matrix, model.classes_, style), width="stretch")
+            rows = data_controls.scored_rows_title(dataset)
+            st.plotly_chart(tf.confusion_figure(matrix, model.classes_, style, rows),
+                            width="stretch")
         else:
             st.metric(data_controls.scored_on(dataset, "R²"), f"{r2_score(y_test, predicted):.3f}",
                       help=f"R² = 1 − Σ(y − ŷ)² / Σ(y − ȳ)² on "

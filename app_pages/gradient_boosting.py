@@ -102,7 +102,8 @@ with views[4]:
                                help=f"Share of {data_controls.scored_rows(dataset)} whose "
                                     "predicted class is the true class.")
             matrix = confusion_matrix(y_test, predicted, labels=model.classes_)
-            matrix_part.plotly_chart(tf.confusion_figure(matrix, model.classes_, style),
+            rows = data_controls.scored_rows_title(dataset)
+            matrix_part.plotly_chart(tf.confusion_figure(matrix, model.classes_, style, rows),
                                      width="stretch")
         else:
             score, mse = st.columns(2)

@@ -7,6 +7,7 @@ from ui import nb_controls as nb
 from ui.axes import axis_pair
 from ui.take_home import plain, take_home
 from viz import nb_figures as nf
+from viz import tree_figures as tf
 
 heading.show("Naive Bayes", "naive_bayes")
 st.caption("Posterior = prior × likelihood / evidence, with the naive assumption that the "
@@ -104,7 +105,8 @@ with tabs["Evidence for one row"]:
                        "θ = 0 and the whole product is 0. Move α above 0 to smooth it.")
 
 with tabs["Accuracy"]:
-    st.plotly_chart(nf.confusion_figure(fitted.confusion, model.classes_, style), width="stretch")
+    st.plotly_chart(tf.confusion_figure(fitted.confusion, model.classes_, style,
+                                        data_controls.scored_rows_title(dataset)), width="stretch")
 
 if texts:
     with tabs["Text"]:

@@ -145,7 +145,8 @@ with views[4]:
                                "the trees that did not see it.")
         if classify:
             matrix = confusion_matrix(y_test, predicted, labels=forest.classes_)
-            matrix_part.plotly_chart(tf.confusion_figure(matrix, forest.classes_, style),
+            rows = data_controls.scored_rows_title(dataset)
+            matrix_part.plotly_chart(tf.confusion_figure(matrix, forest.classes_, style, rows),
                                      width="stretch")
         fc.boundary_view(dataset, params, style)
 

@@ -199,5 +199,13 @@ def scored_row(dataset) -> str:
 
 
 def scored_rows(dataset) -> str:
-    """The rows a score is measured on, in words."""
-    return "all rows (every one seen in fitting)" if dataset.all_rows else "the test rows"
+    """The rows a score is measured on, in words: "the test rows" or "all rows (…)"."""
+    return f"all rows ({SEEN})" if dataset.all_rows else "the test rows"
+
+
+def scored_rows_title(dataset) -> str:
+    """The same for a chart's title: "test rows" or "all rows, …"."""
+    return f"all rows, {SEEN}" if dataset.all_rows else "test rows"
+
+
+SEEN = "every one seen in fitting"

@@ -19,7 +19,7 @@ from engine.tree._prune import choose_ccp_alpha_cv
 from viz import tree_figures as tf
 from viz.tree_dot import node_title
 
-from . import tables, url
+from . import state, tables, url
 from .axes import axis_pair
 
 CLASSIFICATION_CRITERIA = ["gini", "entropy", "misclassification", "gain_ratio"]
@@ -142,11 +142,17 @@ def candidate_view(table: pd.DataFrame, criterion: str, categorical_split: str, 
     if table.empty:
         st.info("No training rows reach this node, so there is nothing to split.")
         return
-    score = tf.CRITERION_COLUMNS[criterion][0]
-    st.markdown(f"Every split the learner could make here, scored by every criterion. The tree "
-                f"({criterion}) took the highlighted row: the largest **{score}**.")
+    score, score_name = tf.CRITERION_COLUMNS[criterion]
+    every = url.bound(st.toggle, "Score by every criterion", not state.presentation(),
+                      key="dt_every_score",
+                      help="Also the scores the other criteria give each split (the table "
+                           "grows wide: on a projector it starts with the tree's own).")
+    st.markdown(f"Every split the learner could make here, scored by "
+                f"{'every criterion' if every else 'the tree’s criterion'}. The tree "
+                f"({criterion}) took the highlighted row: the largest **{score_name}**.")
     ordered = table.sort_values(score, ascending=False, kind="stable").reset_index(drop=True)
-    shown = tf.candidate_display(ordered, full.attrs.get("classes", []))
+    shown = tf.candidate_display(ordered, full.attrs.get("classes", []),
+                                 None if every else criterion)
     tables.show(shown, style=_highlighted, hide_index=True, height=320)
     chosen = table[table["chosen"]]
     feature = chosen["feature"].iloc[0] if len(chosen) else table["feature"].iloc[0]

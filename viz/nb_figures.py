@@ -41,7 +41,6 @@ def feature_views(model) -> dict[str, str]:
     return dict.fromkeys(names, "counts")
 
 
-
 def likelihood_frame(table: pd.DataFrame) -> pd.DataFrame:
     """A ``likelihood_table`` as flat columns, count and θ side by side for each class.
 
@@ -266,23 +265,6 @@ def word_figure(table: pd.DataFrame, title: str, style: Style = DEFAULT_STYLE) -
                       height=220 + len(table) * (10 + 10 * table.shape[1]))
     fig.update_yaxes(autorange="reversed", type="category")
     return style.apply(fig, title=title)
-
-
-def confusion_figure(matrix: np.ndarray, labels, style: Style = DEFAULT_STYLE) -> go.Figure:
-    """Heatmap of a confusion matrix (rows = true class, columns = predicted), counts written."""
-    names = plain_all(labels)
-    fig = go.Figure(go.Heatmap(
-        z=matrix, x=names, y=names, colorscale=[[0, "#ffffff"], [1, style.color(0)]],
-        text=matrix, texttemplate="%{text}", showscale=False,
-        hovertemplate="true %{y}<br>predicted %{x}<br>%{z} rows<extra></extra>",
-    ))
-    fig.update_layout(xaxis_title="predicted class", yaxis_title="true class",
-                      height=160 + 50 * len(names))
-    fig.update_xaxes(type="category", side="bottom")
-    fig.update_yaxes(type="category", autorange="reversed")
-    return style.apply(fig, title="Confusion matrix (test rows)")
-
-
 def decision_grid(model, X: pd.DataFrame, resolution: int = 120) -> dict:
     """The model's prediction on a grid over the range of two numeric columns of X.
 

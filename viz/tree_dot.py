@@ -271,10 +271,14 @@ def _descendants(tree) -> np.ndarray:
 def _header(style: Style) -> list[str]:
     font, size = DOT_FONT, font_sizes(style)[0]
     pen = style.line_width / 2
+    # Graphviz sets an edge's label beside the middle of the edge, on its right: siblings
+    # must stand far enough apart for one edge's label to clear the next edge ("Overcast"
+    # ran into "Rain" at 0.2 in). The gap grows with the type, like the labels.
+    nodesep = 0.024 * style.font_size
     return [
         "digraph Tree {",
         f'graph [bgcolor="transparent", ranksep="{0.35 + 0.01 * style.font_size:.2f}", '
-        f'nodesep="0.2", fontname="{font}", margin="0", ordering="out"];',
+        f'nodesep="{nodesep:.2f}", fontname="{font}", margin="0", ordering="out"];',
         f'node [shape="box", style="rounded,filled", fontname="{font}", '
         f'fontsize="{size}", fontcolor="{style.text_color}", penwidth="{pen:g}", '
         f'margin="0.08,0.04"];',

@@ -34,22 +34,33 @@ CANDIDATE_HEADERS = {
     "chi2_p_value": "χ² p-value", "chosen": "Chosen",
 }
 _SPLIT_WORDS = {"binary": "x ≤ t", "subset": "x ∈ values", "multiway": "a branch per value"}
+#: The candidate table's score columns each criterion is read from (the rest are others').
+CRITERION_SCORES = {
+    "misclassification": ("errors", "error_decrease"), "entropy": ("info_gain",),
+    "gini": ("gini_decrease",), "gain_ratio": ("info_gain", "gain_ratio"),
+}
+_SCORES = ("errors", "error_decrease", "info_gain", "gain_ratio", "gini_decrease", "chi2",
+           "chi2_p_value")
 
 
-def candidate_display(table: pd.DataFrame, classes=()) -> pd.DataFrame:
+def candidate_display(table: pd.DataFrame, classes=(), criterion: str | None = None) -> pd.DataFrame:
     """The candidate table of :func:`engine.inspection.split_candidates` in words: the
     headers of ``CANDIDATE_HEADERS``, a split's kind as its rule, a long list of values
     abbreviated, the rows per branch as ``3 / 2 | 3 / 4`` (class counts in the order the
     header names, branches left to right), and empty cells where a criterion or a
-    threshold does not apply.
+    threshold does not apply. A column empty in every row (no thresholds among
+    categories, no missing values) is left out; with ``criterion``, so are the scores of
+    the other criteria.
 
     >>> table = pd.DataFrame({"feature": ["Price"], "split": ["subset"], "threshold": [None],
     ...     "categories": [("$$$",)], "branch_counts": [((2.0, 1.0), (4.0, 5.0))],
-    ...     "missing_to": [None], "chosen": [True]})
-    >>> candidate_display(table, ["No", "Yes"]).iloc[0].to_dict()
-    {'Feature': 'Price', 'Split': 'x ∈ values', 'Threshold t': None, 'Values': '$$$', 'Rows per branch (No / Yes)': '2 / 1 | 4 / 5', 'Missing values go': '', 'Chosen': '✓'}
+    ...     "missing_to": [None], "info_gain": [0.02], "gini_decrease": [0.01],
+    ...     "chosen": [True]})
+    >>> candidate_display(table, ["No", "Yes"], "entropy").iloc[0].to_dict()
+    {'Feature': 'Price', 'Split': 'x ∈ values', 'Values': '$$$', 'Rows per branch (No / Yes)': '2 / 1 | 4 / 5', 'Information gain (bits)': 0.02, 'Chosen': '✓'}
     """
-    shown = table[[c for c in CANDIDATE_HEADERS if c in table.columns]].copy()
+    others = set(_SCORES) - set(CRITERION_SCORES.get(criterion, _SCORES))
+    shown = table[[c for c in CANDIDATE_HEADERS if c in table.columns and c not in others]].copy()
     shown["split"] = shown["split"].map(lambda s: _SPLIT_WORDS.get(s, s))
     shown["categories"] = shown["categories"].map(
         lambda v: "" if v is None or (isinstance(v, float) and np.isnan(v)) else value_list(v))
@@ -57,6 +68,8 @@ def candidate_display(table: pd.DataFrame, classes=()) -> pd.DataFrame:
     if "missing_to" in shown:
         shown["missing_to"] = shown["missing_to"].map(lambda v: "" if v is None else str(v))
     shown["chosen"] = shown["chosen"].map(lambda v: "✓" if v else "")
+    blank = shown.isna() | shown.astype(str).eq("")
+    shown = shown.loc[:, ~blank.all() | shown.columns.isin(["feature", "split", "chosen"])]
     headers = dict(CANDIDATE_HEADERS)
     if len(classes):
         headers["branch_counts"] += f" ({value_list(classes, limit=4).replace(', ', ' / ')})"
@@ -195,17 +208,21 @@ def importance_figure(names, importances, style: Style = Style(), top: int = 20)
     return style.apply(fig, title="Feature importances")
 
 
-def confusion_figure(matrix: np.ndarray, class_names, style: Style = Style()) -> go.Figure:
-    """Heatmap of a confusion matrix: rows true class, columns predicted, counts written in."""
+def confusion_figure(matrix: np.ndarray, class_names, style: Style = Style(),
+                     rows: str = "test rows") -> go.Figure:
+    """Heatmap of a confusion matrix: rows true class, columns predicted, counts written in;
+    ``rows`` names the rows counted (the test rows, or every row when all are fitted)."""
     labels = plain_all(class_names)
     fig = go.Figure(go.Heatmap(z=matrix, x=labels, y=labels, colorscale="Blues", showscale=False,
                                text=matrix, texttemplate="%{text}",
-                               textfont=dict(size=style.font_size + 2)))
+                               textfont=dict(size=style.font_size + 2),
+                               hovertemplate="true %{y}<br>predicted %{x}<br>%{z} rows"
+                                             "<extra></extra>"))
     fig.update_layout(xaxis_title="predicted class", yaxis_title="true class",
                       height=max(300, 120 + 50 * len(labels)))
     fig.update_xaxes(type="category", side="bottom")
     fig.update_yaxes(type="category", autorange="reversed")
-    return style.apply(fig, title="Confusion matrix (test rows)")
+    return style.apply(fig, title=f"Confusion matrix ({rows})")
 
 
 def depth_curve(model, X_train, y_train, X_test, y_test) -> pd.DataFrame:

@@ -198,3 +198,14 @@ def test_a_notice_names_an_empty_default_as_the_control_does():
     assert_clean(at)
     assert "“abc” as the Max depth" in at.warning[0].value
     assert "showing “no limit” instead" in at.warning[0].value
+
+
+def test_show_your_working_on_a_projector_starts_with_the_trees_own_score():
+    at = run_page(data="playtennis", dt_view="Show your working", present="true")
+    assert_clean(at)
+    columns = list(at.table[0].value.columns)
+    assert "Information gain (bits)" in columns and "Gini decrease" not in columns
+    assert "Threshold t" not in columns  # every split of PlayTennis is by category
+    assert any("the largest **information gain (bits)**" in m.value for m in at.markdown)
+    at = run_page(data="playtennis", dt_view="Show your working")
+    assert {"Information gain (bits)", "Gini decrease", "χ²"} <= set(at.dataframe[0].value.columns)

@@ -17,6 +17,7 @@ from engine.metrics import confusion_matrix
 from engine.naive_bayes import BernoulliNB, CategoricalNB, GaussianNB, MixedNB, MultinomialNB
 from engine.text import Vocabulary
 from viz import nb_figures as nf
+from viz import tree_figures as tf
 
 TARGETS = {entry["name"]: entry["target"] for entry in list_samples()}
 SUSHI = "The sushi & everything else was awesome!"
@@ -244,7 +245,8 @@ def test_word_figure_centres_each_word_over_the_classes(reviews):
 def test_confusion_figure_shows_the_matrix(tennis):
     X, y, model = tennis
     matrix = confusion_matrix(y, model.predict(X), labels=model.classes_)
-    fig = nf.confusion_figure(matrix, model.classes_)
+    fig = tf.confusion_figure(matrix, model.classes_, rows="all rows")
+    assert fig.layout.title.text == "Confusion matrix (all rows)"
     np.testing.assert_array_equal(fig.data[0].z, matrix)
     assert list(fig.data[0].x) == ["No", "Yes"]
     assert fig.layout.xaxis.title.text == "predicted class"

@@ -293,3 +293,42 @@ def test_projector_trees_keep_each_leaf_at_its_depth(iris):
     dot = tree_to_dot(model, style=Style.presentation())
     assert "rank=same" not in dot  # the setosa leaf stays right under the root
     assert "rank=same" in tree_to_dot(model)
+
+
+def _label_boxes_and_edges(dot: str):
+    """Each edge label's box (x0, x1, y0, y1) in points, widened by a quarter em on each side
+    (words closer than that read as one: "Overcast Rain"), and each edge's path, from
+    Graphviz's own layout (``dot -Tjson``)."""
+    import json
+    import subprocess
+
+    layout = json.loads(subprocess.run(["dot", "-Tjson"], input=dot.encode(), check=True,
+                                       capture_output=True).stdout)
+    boxes, paths = [], []
+    for edge in layout["edges"]:
+        points = np.array([p for op in edge["_draw_"] if op["op"] == "b" for p in op["points"]])
+        paths.append(points)
+        texts = [op for op in edge.get("_ldraw_", []) if op["op"] == "T"]
+        size = next((op["size"] for op in edge.get("_ldraw_", []) if op["op"] == "F"), 14.0)
+        if texts:
+            x0 = min(op["pt"][0] for op in texts) - 0.25 * size
+            x1 = max(op["pt"][0] + op["width"] for op in texts) + 0.25 * size
+            ys = [op["pt"][1] for op in texts]
+            boxes.append((len(paths) - 1, (x0, x1, min(ys) - 0.25 * size, max(ys) + 0.75 * size)))
+    return boxes, paths
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="needs Graphviz")
+@pytest.mark.parametrize("style", [Style(), Style.presentation()], ids=["screen", "projector"])
+def test_edge_labels_clear_the_other_edges_and_labels(style):
+    frame = load_sample("playtennis").drop(columns=["Day"])
+    data = Dataset(frame, "PlayTennis")
+    model = DecisionTreeClassifier(criterion="entropy", categorical_split="multiway")
+    boxes, paths = _label_boxes_and_edges(tree_to_dot(model.fit(data.X, data.y), style=style))
+    assert len(boxes) == model.tree_.node_count - 1
+    for i, (x0, x1, y0, y1) in boxes:
+        for j, path in enumerate(paths):
+            inside = ((path[:, 0] > x0) & (path[:, 0] < x1) & (path[:, 1] > y0) & (path[:, 1] < y1))
+            assert j == i or not inside.any(), (i, j)
+        for k, (a0, a1, b0, b1) in boxes:
+            assert k == i or a1 <= x0 or x1 <= a0 or b1 <= y0 or y1 <= b0, (i, k)
