@@ -53,3 +53,15 @@ def test_named_classes_are_what_every_page_shows():
     assert any(word in picker.format_func(picker.value) for word in ("died", "lived"))
     at = run_named(DATA, names)
     assert at.data_editor[0].value["name"].tolist() == ["died", "lived"]  # as they were named
+
+
+def test_spambase_classes_are_named_by_the_catalogue():
+    from .test_pages import run_app
+
+    at = run_app("app_pages/decision_tree.py", data="spambase")
+    assert_clean(at)
+    dot = at.get("graphviz_chart")[0].proto.spec
+    assert "class = spam" in dot and "class = not spam" in dot and "class = 0" not in dot
+    at = run_app(NB, data="spambase")
+    assert_clean(at)
+    assert "spam" in at.selectbox(key="nb_row").format_func(0)
