@@ -71,6 +71,9 @@ def schema_editor(frame: pd.DataFrame, target: str) -> None:
     edited = st.data_editor(
         table, key=f"data_schema_{state.source_key()}_{target}", hide_index=True,
         width="stretch", disabled=["column", "detected", "distinct", "missing", "note"],
+        # on a projector the notes need the room; "kind" shows what was detected anyway
+        column_order=[c for c in table.columns
+                      if not (state.presentation() and c == "detected")],
         column_config={
             "use": st.column_config.CheckboxColumn("use", help="Use this column as a feature."),
             "kind": st.column_config.SelectboxColumn(

@@ -33,7 +33,7 @@ CANDIDATE_HEADERS = {
     "gain_ratio": "Gain ratio", "gini_decrease": "Gini decrease", "chi2": "χ²",
     "chi2_p_value": "χ² p-value", "chosen": "Chosen",
 }
-_SPLIT_WORDS = {"binary": "x ≤ t", "subset": "x ∈ values", "multiway": "a branch per value"}
+_SPLIT_WORDS = {"threshold": "x ≤ t", "subset": "x ∈ values", "multiway": "a branch per value"}
 #: The candidate table's score columns each criterion is read from (the rest are others').
 CRITERION_SCORES = {
     "misclassification": ("errors", "error_decrease"), "entropy": ("info_gain",),
@@ -62,6 +62,10 @@ def candidate_display(table: pd.DataFrame, classes=(), criterion: str | None = N
     others = set(_SCORES) - set(CRITERION_SCORES.get(criterion, _SCORES))
     shown = table[[c for c in CANDIDATE_HEADERS if c in table.columns and c not in others]].copy()
     shown["split"] = shown["split"].map(lambda s: _SPLIT_WORDS.get(s, s))
+    if "threshold" in shown:  # t = +inf: the rows with a value go left, the missing right
+        present = np.isinf(pd.to_numeric(shown["threshold"], errors="coerce").to_numpy(float))
+        shown.loc[present, "split"] = "x present"
+        shown["threshold"] = shown["threshold"].astype(object).where(~present, None)
     shown["categories"] = shown["categories"].map(
         lambda v: "" if v is None or (isinstance(v, float) and np.isnan(v)) else value_list(v))
     shown["branch_counts"] = shown["branch_counts"].map(_counts_text)

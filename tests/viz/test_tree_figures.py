@@ -118,3 +118,19 @@ def test_regression_boundary_uses_a_continuous_scale():
     fig = tf.boundary_figure(grid, data.X_train[pair], data.y_train, data.X_test[pair],
                              data.y_test, None)
     assert [t.name for t in fig.data[1:]] == ["train", "test"]
+
+
+def test_candidate_table_in_words():
+    table = pd.DataFrame({
+        "feature": ["age", "age", "town"], "split": ["threshold", "threshold", "subset"],
+        "threshold": [30.5, np.inf, np.nan], "categories": [None, None, ("Oslo",)],
+        "branch_counts": [((3.0, 1.0), (0.0, 4.0)), ((3.0, 5.0), (1.0, 0.0)), ((2.0, 2.0), (1.0, 3.0))],
+        "missing_to": [None, None, None], "gini_decrease": [0.3, 0.01, 0.02],
+        "info_gain": [0.5, 0.02, 0.03], "chosen": [True, False, False]})
+    shown = tf.candidate_display(table, ["no", "yes"], "gini")
+    assert list(shown["Split"]) == ["x ≤ t", "x present", "x ∈ values"]
+    assert shown["Threshold t"].iloc[0] == 30.5 and shown["Threshold t"].iloc[1:].isna().all()
+    assert list(shown["Rows per branch (no / yes)"]) == ["3 / 1 | 0 / 4", "3 / 5 | 1 / 0",
+                                                         "2 / 2 | 1 / 3"]
+    assert "Missing values go" not in shown and "Information gain (bits)" not in shown
+    assert "Information gain (bits)" in tf.candidate_display(table, ["no", "yes"])
