@@ -195,6 +195,19 @@ def rows_note(dataset) -> str:
     return f"{len(dataset.y_train):,} training rows, {len(dataset.y_test):,} test rows"
 
 
+def test_points(dataset, columns: list[str]):
+    """The test rows a two-feature view draws hollow, or None when every row is fitted
+    (they would be the training points again)."""
+    return None if dataset.all_rows else dataset.X_test[columns]
+
+
+def points_note(dataset) -> str:
+    """What the points of a two-feature view are, for its caption."""
+    if dataset.all_rows:
+        return "Points: every row (all of them fitted)."
+    return "Filled points: training rows; hollow: test rows."
+
+
 def scored_row(dataset) -> str:
     """What a control that picks one scored row calls it: "test row", or "row" when every
     row is fitted (the scored rows are then the whole table)."""

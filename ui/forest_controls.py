@@ -20,6 +20,7 @@ from ui.tree_controls import tree_features
 from viz import forest_figures as ff
 from viz import tree_figures as tf
 
+from . import data_controls as dc
 from . import url
 from .axes import axis_pair
 
@@ -276,10 +277,10 @@ def boundary_view(dataset: Dataset, params: dict, style) -> None:
         st.error(f"**No forest on these two features.** {error} Choose two other columns.")
         return
     st.plotly_chart(tf.boundary_figure(grid, dataset.X_train[[a, b]], dataset.y_train,
-                                       dataset.X_test[[a, b]], dataset.y_test,
+                                       dc.test_points(dataset, [a, b]), dataset.y_test,
                                        dataset.class_names, style,
                                        title="Decision regions of a forest on two features"),
                     width="stretch")
-    st.caption("A forest refitted on just these two columns (m = 1 of 2; 2 when m = p, bagging), same B and limits. "
-               "Filled points: training rows; hollow: test rows. Averaging many axis-parallel "
-               "trees gives a smoother, staircase boundary.")
+    st.caption("A forest refitted on just these two columns (m = 1 of 2; 2 when m = p, "
+               f"bagging), same B and limits. {dc.points_note(dataset)} Averaging many "
+               "axis-parallel trees gives a smoother, staircase boundary.")

@@ -20,6 +20,7 @@ from ui.stepper import stepped
 from ui.tree_controls import tree_features
 from viz import gb_figures as gf
 
+from . import data_controls as dc
 from . import url
 from .axes import axis_pair, most_useful
 
@@ -264,7 +265,8 @@ def classification_view(dataset: Dataset, model, model_key: tuple, style) -> Non
     pair = axis_pair(dataset, numeric, ("gb_fx", "gb_fy"))
     classes = fit_pair(dataset, dataset.content_hash, model_key, pair).classes_
     train, y_train = _at_most(dataset.X_train[list(pair)], dataset.y_train, MAX_POINTS)
-    test, y_test = _at_most(dataset.X_test[list(pair)], dataset.y_test, MAX_POINTS // 3)
+    test, y_test = (None, None) if dataset.all_rows else _at_most(
+        dataset.X_test[list(pair)], dataset.y_test, MAX_POINTS // 3)
 
     def draw(t: int) -> None:
         grids = pair_grids(dataset, dataset.content_hash, model_key, pair)
@@ -274,12 +276,11 @@ def classification_view(dataset: Dataset, model, model_key: tuple, style) -> Non
 
     stepped(draw, first=0, last=len(staged), key="gb_bround", label="Round t")
     shown = ("" if len(train) == len(dataset.y_train) else
-             f" Drawn: {len(train):,} of {len(dataset.y_train):,} training rows and "
-             f"{len(test):,} of {len(dataset.y_test):,} test rows, at random (the browser "
-             "stays quick); the model used them all.")
-    st.caption("A model with the same settings refitted on these two columns only. Filled "
-               "points: training rows; hollow: test rows. Round 0 is S₀, the class priors."
-               + shown)
+             f" Drawn: {len(train):,} of {len(dataset.y_train):,} training rows"
+             + ("" if test is None else f" and {len(test):,} of {len(dataset.y_test):,} test rows")
+             + ", at random (the browser stays quick); the model used them all.")
+    st.caption("A model with the same settings refitted on these two columns only. "
+               f"{dc.points_note(dataset)} Round 0 is S₀, the class priors." + shown)
 
 
 #: At most this many training rows are drawn over a boundary (a third as many test rows).

@@ -19,6 +19,7 @@ from engine.tree._prune import choose_ccp_alpha_cv
 from viz import tree_figures as tf
 from viz.tree_dot import node_title
 
+from . import data_controls as dc
 from . import state, tables, url
 from .axes import axis_pair
 
@@ -227,7 +228,7 @@ def boundary_view(dataset: Dataset, key: tuple, style) -> None:
         return
     grid = tf.decision_grid(model, dataset.X_train[[a, b]])
     st.plotly_chart(tf.boundary_figure(grid, dataset.X_train[[a, b]], dataset.y_train,
-                                       dataset.X_test[[a, b]], dataset.y_test,
+                                       dc.test_points(dataset, [a, b]), dataset.y_test,
                                        dataset.class_names, style), width="stretch")
-    st.caption("A tree refitted on just these two columns, same parameters. Filled points: "
-               "training rows; hollow: test rows. Every boundary is parallel to an axis.")
+    st.caption(f"A tree refitted on just these two columns, same parameters. "
+               f"{dc.points_note(dataset)} Every boundary is parallel to an axis.")

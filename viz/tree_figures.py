@@ -320,21 +320,24 @@ def _span(values: pd.Series, n: int) -> np.ndarray:
     return np.linspace(lo - pad, hi + pad, n)
 
 
-def boundary_figure(grid: dict, train: pd.DataFrame, y_train, test: pd.DataFrame, y_test,
+def boundary_figure(grid: dict, train: pd.DataFrame, y_train, test: pd.DataFrame | None, y_test,
                     class_names, style: Style = Style(), *,
                     title: str = "Decision regions of a tree on two features") -> go.Figure:
-    """Axis-parallel regions of a two-feature tree, training points filled, test hollow."""
+    """Axis-parallel regions of a two-feature tree, training points filled, test hollow
+    (``test`` None: no test rows to draw, as when every row is fitted)."""
     fig = go.Figure()
     hover = true_values_hover(train.columns)
+    if test is None:
+        test, y_test = train.iloc[:0], np.asarray(y_train)[:0]
     (train, real_train), (test, real_test) = ((spread(f), f.to_numpy()) for f in (train, test))
+    parts = [("train", train, y_train, False)] + ([("test", test, y_test, True)] if len(test) else [])
     if class_names is not None:
         k = len(class_names)
         scale = [[q / k + e / k, style.color(q)] for q in range(k) for e in (0.0, 1.0)]
         fig.add_heatmap(x=grid["x"], y=grid["y"], z=grid["z"] + 0.5, zmin=0, zmax=k,
                         colorscale=_stepped(scale), opacity=0.3, showscale=False, hoverinfo="skip")
         for q, name in enumerate(class_names):
-            for part, frame, labels, hollow in (("train", train, y_train, False),
-                                                ("test", test, y_test, True)):
+            for part, frame, labels, hollow in parts:
                 mask = np.asarray(labels).astype(str) == str(name)
                 real = real_train if frame is train else real_test
                 fig.add_scatter(x=frame.iloc[mask, 0], y=frame.iloc[mask, 1], mode="markers",
@@ -343,8 +346,8 @@ def boundary_figure(grid: dict, train: pd.DataFrame, y_train, test: pd.DataFrame
     else:
         fig.add_heatmap(x=grid["x"], y=grid["y"], z=grid["z"], colorscale="Viridis",
                         opacity=0.6, colorbar=dict(title="prediction"))
-        for part, frame, real, hollow in (("train", train, real_train, False),
-                                          ("test", test, real_test, True)):
+        for part, frame, _, hollow in parts:
+            real = real_train if frame is train else real_test
             fig.add_scatter(x=frame.iloc[:, 0], y=frame.iloc[:, 1], mode="markers", name=part,
                             marker=_marker(style, 0, hollow), customdata=real,
                             hovertemplate=hover)

@@ -134,3 +134,13 @@ def test_candidate_table_in_words():
                                                          "2 / 2 | 1 / 3"]
     assert "Missing values go" not in shown and "Information gain (bits)" not in shown
     assert "Information gain (bits)" in tf.candidate_display(table, ["no", "yes"])
+
+
+def test_boundary_without_test_rows_draws_each_row_once(iris):
+    model, data = iris
+    X = data.X[["petal_length", "petal_width"]]
+    pair = DecisionTreeClassifier(max_depth=2).fit(X, data.y)
+    fig = tf.boundary_figure(tf.decision_grid(pair, X), X, data.y, None, None, data.class_names)
+    names = [trace.name for trace in fig.data if trace.type == "scatter"]
+    assert names == [f"{c} (train)" for c in data.class_names]
+    assert sum(len(trace.x) for trace in fig.data if trace.type == "scatter") == len(X)
