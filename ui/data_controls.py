@@ -1,4 +1,6 @@
-"""Upload handling and the per-column schema editor of the Data page."""
+"""Upload handling and the per-column schema editor of the Data page, and the rows every
+model page fits and scores: the split, or all rows ("Fit on all rows") and the words for
+each case."""
 from __future__ import annotations
 
 import pandas as pd
@@ -18,6 +20,7 @@ ALL_ROWS_HELP = ("Fit on every row, test rows too, as a textbook's worked exampl
 #: Tables with fewer rows start fitted on every row: a quarter held out would be a handful
 #: of rows whose score says little, and a textbook's table is fitted whole.
 SMALL_TABLE = 30
+SEEN = "every one seen in fitting"
 UPLOAD_KEY = "data_upload"
 
 
@@ -195,7 +198,7 @@ def rows_note(dataset) -> str:
     return f"{len(dataset.y_train):,} training rows, {len(dataset.y_test):,} test rows"
 
 
-def test_points(dataset, columns: list[str]):
+def hollow_points(dataset, columns: list[str]):
     """The test rows a two-feature view draws hollow, or None when every row is fitted
     (they would be the training points again)."""
     return None if dataset.all_rows else dataset.X_test[columns]
@@ -222,6 +225,3 @@ def scored_rows(dataset) -> str:
 def scored_rows_title(dataset) -> str:
     """The same for a chart's title: "test rows" or "all rows, …"."""
     return f"all rows, {SEEN}" if dataset.all_rows else "test rows"
-
-
-SEEN = "every one seen in fitting"

@@ -277,7 +277,7 @@ def boundary_view(dataset: Dataset, params: dict, style) -> None:
         st.error(f"**No forest on these two features.** {error} Choose two other columns.")
         return
     st.plotly_chart(tf.boundary_figure(grid, dataset.X_train[[a, b]], dataset.y_train,
-                                       dc.test_points(dataset, [a, b]), dataset.y_test,
+                                       dc.hollow_points(dataset, [a, b]), dataset.y_test,
                                        dataset.class_names, style,
                                        title="Decision regions of a forest on two features"),
                     width="stretch")

@@ -98,8 +98,9 @@ def render(pages: dict[str, list[st.Page]]) -> None:
                   help="Large type and thick lines for a classroom projector.")
     _navigation(navigation, pages)
     with st.sidebar:  # constant CSS and script, no user text
-        st.markdown(BASE_CSS + (PRESENTATION_CSS if state.presentation() else ""),
-                    unsafe_allow_html=True)
+        st.markdown(BASE_CSS, unsafe_allow_html=True)
+        if state.presentation():
+            st.markdown(PRESENTATION_CSS, unsafe_allow_html=True)
         fold_on_narrow_screen()
 
 

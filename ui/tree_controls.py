@@ -228,7 +228,7 @@ def boundary_view(dataset: Dataset, key: tuple, style) -> None:
         return
     grid = tf.decision_grid(model, dataset.X_train[[a, b]])
     st.plotly_chart(tf.boundary_figure(grid, dataset.X_train[[a, b]], dataset.y_train,
-                                       dc.test_points(dataset, [a, b]), dataset.y_test,
+                                       dc.hollow_points(dataset, [a, b]), dataset.y_test,
                                        dataset.class_names, style), width="stretch")
     st.caption(f"A tree refitted on just these two columns, same parameters. "
                f"{dc.points_note(dataset)} Every boundary is parallel to an axis.")
