@@ -98,7 +98,8 @@ with views[3]:
         depth = url.bound(shown.number_input, "Draw each tree down to depth", 1, 30, 3,
                           key="rf_show_depth",
                           help="Deeper nodes fold into a dashed “… n more nodes” box.")
-        row = url.bound(picked.number_input, f"Votes for {data_controls.scored_row(dataset)} (0–{len(y_test) - 1})", 0,
+        row = url.bound(picked.number_input,
+                        f"Votes for {data_controls.scored_row(dataset)} (0–{len(y_test) - 1})", 0,
                         max(len(y_test) - 1, 0), 0, key="rf_row")
         missing = [j for j, c in enumerate(features) if dataset.X_train[c].isna().any()]
 

@@ -166,7 +166,8 @@ def row_picker(dataset: Dataset, fitted: Fit) -> int:
         return f"row {labels[i]}: {truth[i]}" + ("" if right else f", predicted {predicted[i]} ✗")
 
     return st.selectbox(
-        f"{scored_row(dataset).capitalize()} to explain", range(len(labels)), index=int(wrong[0]) if len(wrong) else 0,
+        f"{scored_row(dataset).capitalize()} to explain", range(len(labels)),
+        index=int(wrong[0]) if len(wrong) else 0,
         key="nb_row", format_func=label,
         help="Its evidence ledger and its values on the likelihood curves are shown. "
              "✗: the model gets this row wrong; the first such row is chosen to start.")

@@ -17,7 +17,7 @@ from . import state, url
 SHARE_OPEN = "share_open"
 
 #: Every page: elements that draw nothing (a stylesheet, a script) take no room, so they
-#: do not push the page down by a gap each (four of them cost a projector ~90 px).
+#: do not push the page down by a gap each.
 BASE_CSS = """
 <style>
 [data-testid="stElementContainer"]:has(> [data-testid="stHtml"] > script:only-child),
@@ -61,7 +61,8 @@ FOLD_SIDEBAR_JS = f"""<script>
   fold();
 }})();
 </script>"""
-#: Session key: the sidebar was folded since presentation mode was switched on.
+#: Session key, set while presentation mode is on: the fold script is sent once per
+#: switch-on, so a sidebar the user opens again stays open.
 FOLDED = "gb_sidebar_folded"
 
 

@@ -272,8 +272,8 @@ def _header(style: Style) -> list[str]:
     font, size = DOT_FONT, font_sizes(style)[0]
     pen = style.line_width / 2
     # Graphviz sets an edge's label beside the middle of the edge, on its right: siblings
-    # must stand far enough apart for one edge's label to clear the next edge ("Overcast"
-    # ran into "Rain" at 0.2 in). The gap grows with the type, like the labels.
+    # stand far enough apart for one edge's label to clear the next edge by half an em
+    # (tests/viz/test_tree_dot.py checks it on Graphviz's layout). It grows with the type.
     nodesep = 0.024 * style.font_size
     return [
         "digraph Tree {",
