@@ -148,7 +148,14 @@ def split_candidates(
     else:
         rows, codes, weight, classes, encoder = _data_node(model_or_data, X, y, sample_weight)
     names, n_classes = list(encoder.feature_names_in_), len(classes)
-    table = candidate_table(rows, codes, weight, n_classes, names, encoder.categories_, criterion)
+    bins = getattr(model_or_data, "bins_", None) if is_model else None
+    searched = rows if bins is None else bins.transform(rows)  # the binned tree's own search
+    table = candidate_table(searched, codes, weight, n_classes, names, encoder.categories_,
+                            criterion)
+    if bins is not None:
+        numeric = (table["split"] == "threshold").to_numpy()
+        table.loc[numeric, "threshold"] = bins.exact_thresholds(
+            table.loc[numeric, "feature_idx"].to_numpy(), table.loc[numeric, "threshold"].to_numpy())
     if is_model:
         Y = one_hot(codes, weight, n_classes)
         table = mark_chosen(table, model_or_data.tree_, node, rows, Y, names, encoder.categories_)

@@ -27,6 +27,7 @@ from ..metrics import r2_score
 from ..tree import DecisionTreeClassifier, DecisionTreeRegressor
 from ..tree._binning import PreparedFeatures, prepare_features
 from ..tree._classes import fit_stacked
+from ..tree._quantile import resolve_bins
 from ._base import (
     BATCHES_PER_WORKER,
     bootstrap_counts,
@@ -158,8 +159,11 @@ class BaseBagged(BaseEstimator):
         members = [self._member(int(tree_seed)) for _, tree_seed in seeds]
         boot_seeds = [int(boot_seed) for boot_seed, _ in seeds]
         if isinstance(members[0], _TREES):  # sort the columns once, grow trees in stacks
-            data.prepared = prepare_features(data.X_enc, data.encoder.n_categories_,
-                                             members[0].max_bins)
+            first = members[0]
+            bins = resolve_bins(first.binning, data.X_enc, data.encoder.n_categories_,
+                                first.max_bins)
+            data.prepared = prepare_features(data.X_enc if bins is None else bins.transform(data.X_enc),
+                                             data.encoder.n_categories_, first.max_bins)
             n_features = data.X_enc.shape[1]
             n_drawn = resolve_max_features(members[0].max_features, n_features)
             draws = n_drawn < n_features
@@ -169,6 +173,10 @@ class BaseBagged(BaseEstimator):
             report = progress and (lambda done, total: progress(edges[done], len(members)))
             fitted = [pair for stack in run_parallel(_fit_stack, tasks, self.n_jobs, report)
                       for pair in stack]
+            for member, _ in fitted:
+                member.bins_ = bins
+                if bins is not None:
+                    bins.move_thresholds(member.tree_)
         else:
             tasks = [(m, data, s) for m, s in zip(members, boot_seeds, strict=True)]
             fitted = run_parallel(_fit_member, tasks, self.n_jobs, progress)

@@ -72,6 +72,9 @@ _FOREST_PARAMETERS = """
     random_state : int, Generator or None, default=None
     max_samples : int, float or None, default=None
         Rows drawn per tree: None is n, a float a fraction of n, an int a count.
+    binning : {"exact", "quantile"}, default="exact"
+        Threshold search of every tree (see ``engine.tree``); the quantile bins are cut
+        once, on all training rows, and shared by the trees.
 """
 
 
@@ -104,6 +107,7 @@ class _BaseForest(BaseBagged):
             max_features=self.max_features_, max_leaf_nodes=self.max_leaf_nodes,
             min_impurity_decrease=self.min_impurity_decrease,
             categorical_split=self.categorical_split, random_state=tree_seed,
+            binning=self.binning,
         )
 
 
@@ -160,7 +164,7 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
         self, *, n_estimators=100, criterion="gini", max_depth=None, min_samples_split=2,
         min_samples_leaf=1, max_features="sqrt", max_leaf_nodes=None, min_impurity_decrease=0.0,
         bootstrap=True, oob_score=False, n_jobs=None, random_state=None, max_samples=None,
-        categorical_split="binary",
+        categorical_split="binary", binning="exact",
     ):
         self.n_estimators = n_estimators
         self.criterion = criterion
@@ -176,6 +180,7 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
         self.random_state = random_state
         self.max_samples = max_samples
         self.categorical_split = categorical_split
+        self.binning = binning
 
     def predict_proba(self, X) -> np.ndarray:
         """Mean of the trees' class probabilities, shape (n_samples, n_classes)."""
@@ -228,7 +233,7 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
         self, *, n_estimators=100, criterion="squared_error", max_depth=None,
         min_samples_split=2, min_samples_leaf=1, max_features=1 / 3, max_leaf_nodes=None,
         min_impurity_decrease=0.0, bootstrap=True, oob_score=False, n_jobs=None,
-        random_state=None, max_samples=None, categorical_split="binary",
+        random_state=None, max_samples=None, categorical_split="binary", binning="exact",
     ):
         self.n_estimators = n_estimators
         self.criterion = criterion
@@ -244,6 +249,7 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
         self.random_state = random_state
         self.max_samples = max_samples
         self.categorical_split = categorical_split
+        self.binning = binning
 
     def predict(self, X) -> np.ndarray:
         """Mean of the trees' predictions, shape (n_samples,)."""

@@ -17,6 +17,7 @@ from .._validation import (
 from ..base import BaseEstimator, ClassifierMixin, RegressorMixin, check_random_state
 from ..tree import DecisionTreeRegressor
 from ..tree._builder import resolve_count
+from ..tree._quantile import DEFAULT_MAX_BINS, resolve_bins
 from ._boost_tree import BinnedX, as_estimator, can_bin, grow
 from ._losses import REGRESSION_LOSSES, BinomialLogLoss, MultinomialLogLoss, SquaredError
 
@@ -54,7 +55,11 @@ class _BaseGradientBoosting(BaseEstimator):
             return self
         self.init_ = self.loss_.init(target, w)
         S = np.tile(self.init_, (X_enc.shape[0], 1))
-        binned = BinnedX.from_encoded(X_enc) if self._fast(X_enc) else None
+        self.bins_ = resolve_bins(self.binning, X_enc, self.encoder_.n_categories_,
+                                  DEFAULT_MAX_BINS)
+        binned = None
+        if self._fast(X_enc):
+            binned = BinnedX.from_encoded(X_enc if self.bins_ is None else self.bins_.transform(X_enc))
         self._cache = {}  # the root's cut geometry, shared by the rounds
         self._boost(X, X_enc, binned, target, w, S, progress)
         del self._cache
@@ -109,7 +114,8 @@ class _BaseGradientBoosting(BaseEstimator):
 
     def _tree_params(self) -> dict:
         return dict(max_depth=self.max_depth, min_samples_split=self.min_samples_split,
-                    min_samples_leaf=self.min_samples_leaf, max_leaf_nodes=self.max_leaf_nodes)
+                    min_samples_leaf=self.min_samples_leaf, max_leaf_nodes=self.max_leaf_nodes,
+                    binning=self.binning)
 
     def _fit_tree(self, X, binned, rows, r, w):
         """A squared-error regression tree fitted to the pseudo-residuals of the in-bag
@@ -124,6 +130,8 @@ class _BaseGradientBoosting(BaseEstimator):
                             resolve_count(self.min_samples_split, n, "min_samples_split", 2),
                             resolve_count(self.min_samples_leaf, n, "min_samples_leaf", 1),
                             self._cache, return_leaves=True)
+        if self.bins_ is not None:
+            self.bins_.move_thresholds(tree)
         return as_estimator(tree, template, self.encoder_), leaves
 
     def _leaves(self, tree, X, X_enc) -> np.ndarray:
@@ -179,6 +187,9 @@ _PARAMS = """
         Best-first growth with at most this many leaves.
     random_state : int or None, default=None
         Seed of the row subsamples.
+    binning : {"exact", "quantile"}, default="exact"
+        Threshold search of the trees (see ``engine.tree``): quantile bins, cut once on
+        the training rows (``bins_``), are shared by every round.
 """
 
 _ATTRIBUTES = """
@@ -269,7 +280,7 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
 
     def __init__(self, *, loss="log_loss", learning_rate=0.1, n_estimators=100, subsample=1.0,
                  max_depth=3, min_samples_split=2, min_samples_leaf=1, max_leaf_nodes=None,
-                 random_state=None):
+                 random_state=None, binning="exact"):
         self.loss = loss
         self.learning_rate = learning_rate
         self.n_estimators = n_estimators
@@ -279,6 +290,7 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
         self.min_samples_leaf = min_samples_leaf
         self.max_leaf_nodes = max_leaf_nodes
         self.random_state = random_state
+        self.binning = binning
 
     def _encode_target(self, y) -> np.ndarray:
         if self.loss != "log_loss":
@@ -357,7 +369,7 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
 
     def __init__(self, *, loss="squared_error", learning_rate=0.1, n_estimators=100,
                  subsample=1.0, max_depth=3, min_samples_split=2, min_samples_leaf=1,
-                 max_leaf_nodes=None, alpha=0.9, random_state=None):
+                 max_leaf_nodes=None, alpha=0.9, random_state=None, binning="exact"):
         self.loss = loss
         self.learning_rate = learning_rate
         self.n_estimators = n_estimators
@@ -368,6 +380,7 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
         self.max_leaf_nodes = max_leaf_nodes
         self.alpha = alpha
         self.random_state = random_state
+        self.binning = binning
 
     def _encode_target(self, y) -> np.ndarray:
         if self.loss not in REGRESSION_LOSSES:

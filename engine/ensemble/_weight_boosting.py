@@ -15,6 +15,7 @@ from .._validation import (
 from ..base import BaseEstimator, ClassifierMixin, clone
 from ..tree import DecisionTreeClassifier
 from ..tree._builder import resolve_count
+from ..tree._quantile import resolve_bins
 from ._boost_tree import BinnedX, as_estimator, can_bin, grow
 
 #: Tree parameters the binned stump/tree builder honours; any other setting falls back
@@ -173,7 +174,9 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
                 and all(params[k] == v for k, v in _FAST_PARAMS.items())
                 and can_bin(self.encoder_, X_enc))
         if fast:
-            binned = BinnedX.from_encoded(X_enc)
+            bins = resolve_bins(params["binning"], X_enc, self.encoder_.n_categories_,
+                                params["max_bins"])
+            binned = BinnedX.from_encoded(X_enc if bins is None else bins.transform(X_enc))
             n = len(codes)
             split = resolve_count(params["min_samples_split"], n, "min_samples_split", 2)
             leaf = resolve_count(params["min_samples_leaf"], n, "min_samples_leaf", 1)
@@ -183,6 +186,8 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
                 tree, leaves = grow(binned, rows, codes, alpha, self.n_classes_,
                                     int(params["max_depth"]), split, leaf, cache,
                                     return_leaves=True)
+                if bins is not None:
+                    bins.move_thresholds(tree)
                 learner = as_estimator(tree, clone(template), self.encoder_, self.classes_)
                 if (leaves < 0).any():  # rows of zero weight: walk them down
                     leaves = tree.apply(X_enc)

@@ -16,6 +16,7 @@ from ..base import BaseEstimator, ClassifierMixin, RegressorMixin, check_random_
 from ._binning import prepare_features
 from ._builder import GrowParams, build_tree, build_trees, resolve_count, resolve_max_features
 from ._criteria import ClassificationCriterion, SquaredErrorCriterion
+from ._quantile import resolve_bins
 from ._tree import Tree, plurality
 
 _CLASSIFICATION = ("gini", "entropy", "misclassification", "gain_ratio")
@@ -83,9 +84,14 @@ class _BaseDecisionTree(BaseEstimator):
     def _grow(self, X_enc, target, weight) -> Tree:
         # Like scikit-learn, rows of zero weight take no part (not even in n_node_samples).
         keep = weight > 0
-        prep = prepare_features(X_enc[keep], self.encoder_.n_categories_, self.max_bins)
+        X_fit = X_enc[keep]
+        bins = resolve_bins(self.binning, X_fit, self.encoder_.n_categories_, self.max_bins)
+        self.bins_ = bins
+        prep = prepare_features(X_fit if bins is None else bins.transform(X_fit),
+                                self.encoder_.n_categories_, self.max_bins)
         crit = self._criterion(target[keep], weight[keep])
-        return build_tree(prep, crit, self._grow_params(X_enc.shape[0]))
+        tree = build_tree(prep, crit, self._grow_params(X_enc.shape[0]))
+        return tree if bins is None else bins.move_thresholds(tree)
 
     def _prune(self, tree: Tree) -> Tree:
         if self.ccp_alpha > 0:
@@ -192,13 +198,19 @@ _SHARED_PARAMETERS = """
         category, the attribute used up below; an empty branch predicts its parent's value.
     max_bins : int or None, default=255
         Numeric features with at most this many distinct values may be counted by histogram;
-        it never changes the tree: thresholds are always exact midpoints (see Notes).
+        with ``binning="exact"`` it never changes the tree: thresholds are always exact
+        midpoints (see Notes). With ``binning="quantile"``, the number of bins.
     ccp_alpha : float, default=0.0
         Minimal cost-complexity pruning parameter α (0: no pruning).
     chi2_alpha : float or None, default=None
         Significance level of χ² pruning (Quinlan 1986); None: no χ² pruning.
     random_state : int or None, default=None
         Seed for ``max_features`` draws.
+    binning : {"exact", "quantile"}, default="exact"
+        Exact: every midpoint between adjacent distinct values is a candidate threshold.
+        Quantile: a numeric feature with more than ``max_bins`` distinct values is cut
+        into ``max_bins`` quantile bins and only cuts between bins are candidates (fewer
+        candidates on large data; see ``engine.tree._quantile``). ``bins_`` holds them.
 """
 
 _SHARED_NOTES = """
@@ -315,7 +327,7 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
         self, *, criterion="gini", splitter="best", max_depth=None, min_samples_split=2,
         min_samples_leaf=1, max_features=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
         categorical_split="binary", max_bins=255, ccp_alpha=0.0, chi2_alpha=None,
-        random_state=None,
+        random_state=None, binning="exact",
     ):
         self.criterion = criterion
         self.splitter = splitter
@@ -330,6 +342,7 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
         self.ccp_alpha = ccp_alpha
         self.chi2_alpha = chi2_alpha
         self.random_state = random_state
+        self.binning = binning
 
     def _encode_target(self, y) -> np.ndarray:
         if self.criterion not in _CLASSIFICATION:
@@ -400,7 +413,7 @@ class DecisionTreeRegressor(RegressorMixin, _BaseDecisionTree):
         self, *, criterion="squared_error", splitter="best", max_depth=None, min_samples_split=2,
         min_samples_leaf=1, max_features=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
         categorical_split="binary", max_bins=255, ccp_alpha=0.0, chi2_alpha=None,
-        random_state=None,
+        random_state=None, binning="exact",
     ):
         self.criterion = criterion
         self.splitter = splitter
@@ -415,6 +428,7 @@ class DecisionTreeRegressor(RegressorMixin, _BaseDecisionTree):
         self.ccp_alpha = ccp_alpha
         self.chi2_alpha = chi2_alpha
         self.random_state = random_state
+        self.binning = binning
 
     def _encode_target(self, y) -> np.ndarray:
         if self.criterion != "squared_error":
