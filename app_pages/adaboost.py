@@ -36,6 +36,7 @@ with st.sidebar:
     st.subheader("Boosting parameters")
     params = ac.controls()
     dataset = data_controls.fit_rows(dataset, "ab_all_rows")
+    params["binning"] = data_controls.binning(dataset, "ab_binned")
 too_much = limits.check_work(len(dataset.y_train), params["n_estimators"], "adaboost")
 if too_much:
     st.error(too_much)
@@ -54,6 +55,7 @@ if n_rounds < params["n_estimators"]:
     notes.append("boosting stopped early: " + ("a learner made no weighted error"
                  if model.estimator_errors_[-1] == 0 else "the next learner was no better than chance"))
 st.caption(" · ".join(notes))
+data_controls.binning_note(params["binning"])
 if K > 2:
     st.info(f"**{K} classes: SAMME.** A learner is useful when ε_t < 1 − 1/K = {1 - 1 / K:.3f}, "
             f"and every model weight gains ½ ln(K − 1) = {0.5 * np.log(K - 1):.4f}: "

@@ -25,6 +25,7 @@ with st.sidebar:
     st.subheader("Tree parameters")
     params = tc.controls(dataset)
     dataset = data_controls.fit_rows(dataset, "dt_all_rows")
+    params["binning"] = data_controls.binning(dataset, "dt_binned")
 key = (dataset.content_hash, tuple(sorted(params.items())))
 try:
     model = tc.fit_tree(dataset, *key)
@@ -41,6 +42,7 @@ criterion_name = {"squared_error": "squared error"}.get(params["criterion"], par
 
 st.caption(f"{tree.node_count} nodes · {tree.n_leaves} leaves · depth {tree.max_depth} · "
            f"{data_controls.rows_note(dataset)} · criterion {criterion_name}")
+data_controls.binning_note(params["binning"])
 views = url.bound(st.tabs, ["Tree", "Grow step by step", "Show your working", "Impurity", "Results",
                  "Complexity", "Decision boundary"], key="dt_view")
 

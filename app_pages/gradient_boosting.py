@@ -26,11 +26,13 @@ with st.sidebar:
     st.subheader("Boosting parameters")
     params, loss = gc.controls(dataset)
     dataset = data_controls.fit_rows(dataset, "gb_all_rows")
+    params["binning"] = data_controls.binning(dataset, "gb_binned")
 model_params = gc.model_params(dataset.task, params, loss)
 model_key = tuple(sorted(model_params.items()))
 T = params["n_estimators"]
 st.caption(f"{T} rounds · trees of depth {params['max_depth']} · "
            f"{data_controls.rows_note(dataset)}")
+data_controls.binning_note(params["binning"])
 
 
 def full_model():

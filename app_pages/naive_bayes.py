@@ -137,11 +137,11 @@ if len(numeric) >= 2:
         except (ValueError, DataError) as error:
             st.error(f"**These two columns cannot be fitted.** {error}")
         else:
-            X_pair = dataset.X_train[[x_name, y_name]]
-            grid = nf.decision_grid(pair.model, X_pair)
-            st.plotly_chart(nf.decision_boundary_figure(grid, X_pair, dataset.y_train,
+            grid = nf.decision_grid(pair.model, dataset.X_train[[x_name, y_name]])
+            points = data_controls.two_feature_points(dataset, [x_name, y_name])
+            st.plotly_chart(nf.decision_boundary_figure(grid, points.train, points.y_train,
                                                         pair.model.classes_, style), width="stretch")
             st.caption(f"Fitted on these two columns only (test accuracy {pair.accuracy:.1%}); "
-                       "the colour is the MAP class, the dots the training rows.")
+                       f"the colour is the MAP class, the dots the training rows. {points.sampled}")
 
 take_home(model, dataset, list(dataset.features), "nb")

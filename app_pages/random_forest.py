@@ -2,7 +2,7 @@
 import streamlit as st
 
 from engine.metrics import accuracy_score, confusion_matrix, r2_score
-from ui import data_controls, heading, state, url
+from ui import data_controls, heading, limits, state, url
 from ui import forest_controls as fc
 from ui.stepper import stepped
 from ui.take_home import take_home
@@ -26,12 +26,22 @@ with st.sidebar:
     st.subheader("Forest parameters")
     params = fc.controls(dataset)
     dataset = data_controls.fit_rows(dataset, "rf_all_rows")
+    params["binning"] = data_controls.binning(dataset, "rf_binned")
+params["max_samples"] = limits.rows_per_tree(len(dataset.y_train), params["n_estimators"])
+too_much = limits.check_work(params["max_samples"] or len(dataset.y_train),
+                             params["n_estimators"], "forest")
+if too_much:
+    st.error(too_much)
+    state.stop()
 key = fc.cache_key(dataset, params)
 p, m, B = len(features), params["max_features"], params["n_estimators"]
 X_test, y_test = dataset.X_test[features], dataset.y_test
 error_label = ff.error_name(classify)
 st.caption(f"{B} trees · m = {m} of p = {p} features per split"
            f"{' (bagging: m = p)' if m == p else ''} · {data_controls.rows_note(dataset)}")
+data_controls.binning_note(params["binning"])
+if note := limits.rows_per_tree_note(len(dataset.y_train), params["max_samples"]):
+    st.caption(note)
 views = url.bound(st.tabs, ["OOB error", "Effect of m", "Importance", "Inside the forest",
                            "Results"], key="rf_view")
 

@@ -79,13 +79,44 @@ def _stratified_test_rows(labels: np.ndarray, n_test: int, rng) -> np.ndarray:
             f"Class {rare!r} has only one row, so it cannot be in both parts. "
             "Split without stratification."
         )
-    exact = counts * n_test / len(labels)
+    quota = np.clip(_quota(counts, n_test), 0, counts - 1)  # every class keeps a training row
+    return _draw(codes, quota, rng)
+
+
+def _quota(counts: np.ndarray, n: int) -> np.ndarray:
+    """Rows per class for a sample of ``n``: n_c * n / N, rounded by largest remainder."""
+    exact = counts * n / counts.sum()
     quota = np.floor(exact).astype(int)
-    extra = n_test - quota.sum()
+    extra = n - quota.sum()
     quota[np.argsort(-(exact - quota), kind="stable")[:extra]] += 1
-    quota = np.clip(quota, 0, counts - 1)  # every class keeps a training row
+    return quota
+
+
+def _draw(codes: np.ndarray, quota: np.ndarray, rng) -> np.ndarray:
     rows = [rng.permutation(np.flatnonzero(codes == k))[:q] for k, q in enumerate(quota)]
     return np.concatenate(rows)
+
+
+def stratified_sample(n_rows: int, n: int, labels=None, random_state=0) -> np.ndarray:
+    """Sorted positions of ``n`` of ``n_rows`` rows (all of them if there are no more),
+    each class of ``labels`` (length ``n_rows``) by its share, rounded by largest
+    remainder; without ``labels`` a plain random sample. The same ``random_state``
+    draws the same rows.
+
+    >>> labels = np.array(["a"] * 90 + ["b"] * 10)
+    >>> rows = stratified_sample(100, 20, labels)
+    >>> np.unique(labels[rows], return_counts=True)[1].tolist()
+    [18, 2]
+    >>> stratified_sample(3, 20).tolist()
+    [0, 1, 2]
+    """
+    if n_rows <= n:
+        return np.arange(n_rows)
+    rng = check_random_state(random_state)
+    if labels is None:
+        return np.sort(rng.permutation(n_rows)[:n])
+    codes, _ = pd.factorize(np.asarray(labels, dtype=object), use_na_sentinel=False)
+    return np.sort(_draw(codes, _quota(np.bincount(codes), n), rng))
 
 
 def _take(data, mask: np.ndarray):

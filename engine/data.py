@@ -25,7 +25,7 @@ from engine._csv import (
     read_source,
     sample_records,
 )
-from engine._dataset import Dataset, train_test_split
+from engine._dataset import Dataset, stratified_sample, train_test_split
 from engine._schema import DATE_PARTS, KINDS, default_features, infer_schema, with_date_parts
 from engine._target import FEW_VALUES, guess_target, leaky_features, rank_features
 
@@ -33,7 +33,7 @@ __all__ = [
     "NA_VALUES", "KINDS", "DataError", "load_csv", "infer_schema", "default_features",
     "with_date_parts", "DATE_PARTS",
     "guess_target", "leaky_features", "rank_features", "FEW_VALUES", "Dataset",
-    "train_test_split", "list_samples", "load_sample",
+    "train_test_split", "stratified_sample", "list_samples", "load_sample",
 ]
 
 SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample_data"

@@ -65,7 +65,8 @@ def controls() -> dict:
 
 def _estimator(params: dict) -> AdaBoostClassifier:
     params = dict(params)
-    learner = DecisionTreeClassifier(max_depth=int(params.pop("max_depth")))
+    learner = DecisionTreeClassifier(max_depth=int(params.pop("max_depth")),
+                                     binning=params.pop("binning", "exact"))
     return AdaBoostClassifier(estimator=learner, **params)
 
 

@@ -33,7 +33,7 @@ from ui.tree_controls import tree_features
 from viz import compare_figures as cf
 from viz.compare_figures import Entry, model_error
 
-from . import tables, url
+from . import limits, tables, url
 
 #: URL id → display name (the names of viz.compare_figures.MODEL_NAMES).
 MODELS = {"nb": "Naive Bayes", "tree": "Decision tree", "pruned": "Pruned tree (CV)",
@@ -101,25 +101,58 @@ def controls(dataset: Dataset) -> tuple[list[str], Settings]:
     return [i for i in options if i in chosen], settings
 
 
-def estimator(model_id: str, task: str, settings: Settings, seed: int, texts=()):
-    """The unfitted model (for "pruned": the full tree whose α cross-validation picks)."""
+def estimator(model_id: str, task: str, settings: Settings, seed: int, texts=(),
+              n_rows: int = 0):
+    """The unfitted model (for "pruned": the full tree whose α cross-validation picks),
+    with the model pages' defaults for ``n_rows`` training rows: the binned search above
+    ``limits.BINNED_ABOVE_ROWS``, fewer rows per tree above ``limits.DEFAULT_TREE_ROWS``."""
     B, regress = settings.n_trees, task == "regression"
+    binning = "quantile" if n_rows > limits.BINNED_ABOVE_ROWS else "exact"
+    per_tree = limits.rows_per_tree(n_rows, B)
     if model_id == "nb":
         return nb_controls.Spec().make(tuple(texts))
     if model_id in ("tree", "pruned"):
-        return (DecisionTreeRegressor if regress else DecisionTreeClassifier)(random_state=seed)
+        tree = DecisionTreeRegressor if regress else DecisionTreeClassifier
+        return tree(random_state=seed, binning=binning)
     if model_id == "bagging" and regress:  # a forest that sees all p features is bagging
         return RandomForestRegressor(n_estimators=B, max_features=1.0, oob_score=True,
-                                     random_state=seed)
+                                     random_state=seed, binning=binning, max_samples=per_tree)
     if model_id == "bagging":
-        return BaggingClassifier(n_estimators=B, oob_score=True, random_state=seed)
+        return BaggingClassifier(estimator=DecisionTreeClassifier(binning=binning), n_estimators=B,
+                                 oob_score=True, random_state=seed,
+                                 max_samples=per_tree or 1.0)
     if model_id == "forest":
         forest = RandomForestRegressor if regress else RandomForestClassifier
-        return forest(n_estimators=B, oob_score=True, random_state=seed)
+        return forest(n_estimators=B, oob_score=True, random_state=seed, binning=binning,
+                      max_samples=per_tree)
     if model_id == "adaboost":
-        return AdaBoostClassifier(n_estimators=settings.ada_rounds, random_state=seed)
+        return AdaBoostClassifier(estimator=DecisionTreeClassifier(max_depth=1, binning=binning),
+                                  n_estimators=settings.ada_rounds, random_state=seed)
     booster = GradientBoostingRegressor if regress else GradientBoostingClassifier
-    return booster(n_estimators=settings.gb_rounds, max_depth=3, random_state=seed)
+    return booster(n_estimators=settings.gb_rounds, max_depth=3, random_state=seed,
+                   binning=binning)
+
+
+def _work(model, model_id: str, n_rows: int) -> tuple[int, int, str] | None:
+    """(rows each fit sees, trees or rounds, kind of ``limits.MAX_WORK``), None if light
+    (a pruned tree counts five cross-validation trees and the final one)."""
+    if model_id in ("bagging", "forest"):
+        per_tree = model.get_params()["max_samples"]
+        rows = per_tree if isinstance(per_tree, int) else n_rows
+        return rows, model.n_estimators, "forest"
+    if model_id == "pruned":
+        return n_rows, 6, "forest"
+    if model_id == "adaboost":
+        return n_rows, model.n_estimators, "adaboost"
+    if model_id == "gboost":
+        return n_rows, model.n_estimators, "boosting"
+    return None
+
+
+def too_much_work(model, model_id: str, n_rows: int) -> str | None:
+    """The work limit's message when fitting ``model`` on ``n_rows`` rows is refused."""
+    work = _work(model, model_id, n_rows)
+    return None if work is None else limits.check_work(*work)
 
 
 Progress = Callable[[int, int], None]
@@ -168,7 +201,9 @@ def _fit(dataset: Dataset, model_id: str, params: tuple, progress: Progress | No
     settings = Settings(**dict(params))
     columns = columns_of(dataset, model_id)
     model = estimator(model_id, dataset.task, settings, dataset.random_state,
-                      nb_controls.text_columns(dataset))
+                      nb_controls.text_columns(dataset), len(dataset.y_train))
+    if refused := too_much_work(model, model_id, len(dataset.y_train)):
+        raise ValueError(refused)
     model, seconds, note = train(model, model_id, dataset.X_train[list(columns)],
                                  dataset.y_train, progress)
     return Entry(MODELS[model_id], model, seconds, columns, note)
@@ -239,7 +274,7 @@ def _curve(dataset: Dataset, model_id: str, params: tuple, entry: Entry,
         model = entry.model
         if n < len(y):
             model = estimator(model_id, task, settings, dataset.random_state,
-                              nb_controls.text_columns(dataset))
+                              nb_controls.text_columns(dataset), n)
             if "oob_score" in model.get_params():
                 model.set_params(oob_score=False)  # not drawn here; saves time
             try:
@@ -266,17 +301,30 @@ def learning_curves(dataset: Dataset, chosen: list[str], entries: list[Entry],
     fitted = [i for i in chosen if MODELS[i] in by_name]
     n_sizes, frames = len(curve_sizes(len(dataset.y_train))), []
     total = max(len(fitted) * n_sizes, 1)
+    skipped = []
     for m, model_id in enumerate(fitted):
+        entry, n_train = by_name[MODELS[model_id]], len(dataset.y_train)
+        work = _work(entry.model, model_id, n_train)
+        # the curve's refits see the smaller sizes' rows in all: about twice one fit
+        if work and limits.check_work(sum(curve_sizes(n_train)[:-1]) * work[0] // n_train,
+                                      work[1], work[2]):
+            skipped.append(entry.name)
+            continue
 
         def report(done: int, _total: int, m=m, name=MODELS[model_id]) -> None:
             bar.progress(min((m * n_sizes + done) / total, 1.0),
                          text=f"{m * n_sizes + done} of {total} fits done ({name})")
 
-        params, entry = _params(settings, model_id), by_name[MODELS[model_id]]
+        params = _params(settings, model_id)
         frames.append(_cached(dataset, "curve", model_id, params,
                               lambda m=model_id, p=params, e=entry: _curve(dataset, m, p, e, report)))
     bar.empty()
-    return pd.concat(frames, ignore_index=True)
+    if skipped:
+        st.caption(f"Not drawn: {', '.join(skipped)}. Refitting at every size would exceed "
+                   "the work limit of a shared server; choose fewer trees or rounds, or "
+                   "fewer rows.")
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
+        columns=["model", "n_train", "train_error", "test_error"])
 
 
 def cache_key(chosen: list[str], settings: Settings) -> tuple:

@@ -3,15 +3,22 @@ model page fits and scores: the split, or all rows ("Fit on all rows") and the w
 each case."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pandas as pd
 import streamlit as st
 
 from engine import data
 from engine.data import DataError
+from engine.tree import DEFAULT_MAX_BINS
 
-from . import state, url
+from . import limits, state, url
 
 KINDS = ["numeric", "categorical", "text"]
+BINNING_HELP = (f"On: each numeric feature with more than {DEFAULT_MAX_BINS} values is cut "
+                f"into {DEFAULT_MAX_BINS} bins of about equal counts (quantiles), and only cuts "
+                "between bins are tried: much faster on large data, about as accurate. Off: a "
+                "threshold between every two adjacent values, as the textbooks do.")
 ALL_ROWS_HELP = ("Fit on every row, test rows too, as a textbook's worked example does "
                  "(Mitchell's 14 PlayTennis days, Russell & Norvig's 12 restaurant examples). "
                  "Scores are then measured on rows the model has seen: they show how well it "
@@ -186,6 +193,23 @@ def fit_rows(dataset, key: str, container=st):
     return dataset.on_all_rows() if every_row else dataset
 
 
+def binning(dataset, key: str, container=st) -> str:
+    """A model page's "Binned search" toggle (in the URL as ``key``): the ``binning`` of
+    its trees, "quantile" by default above ``limits.BINNED_ABOVE_ROWS`` training rows."""
+    big = len(dataset.y_train) > limits.BINNED_ABOVE_ROWS
+    binned = url.bound(container.toggle, f"Binned search ({DEFAULT_MAX_BINS} bins per feature)",
+                       big, key=key, help=BINNING_HELP)
+    return "quantile" if binned else "exact"
+
+
+def binning_note(binning: str) -> None:
+    """The page's sentence about the binned search (nothing for the exact search)."""
+    if binning == "quantile":
+        st.caption(f"Thresholds are tried between {DEFAULT_MAX_BINS} quantile bins of each "
+                   "feature, as LightGBM does, so that this many rows fit quickly; switch **Binned "
+                   "search** off in the sidebar to try every midpoint.")
+
+
 def scored_on(dataset, what: str) -> str:
     """A score's label: "Test accuracy", or "Accuracy on seen rows" when every row is fitted."""
     return f"{what[:1].upper()}{what[1:]} on seen rows" if dataset.all_rows else f"Test {what}"
@@ -198,17 +222,51 @@ def rows_note(dataset) -> str:
     return f"{len(dataset.y_train):,} training rows, {len(dataset.y_test):,} test rows"
 
 
-def hollow_points(dataset, columns: list[str]):
-    """The test rows a two-feature view draws hollow, or None when every row is fitted
-    (they would be the training points again)."""
-    return None if dataset.all_rows else dataset.X_test[columns]
+#: Training points a two-feature chart draws at most (a third as many test points). Beyond
+#: it a seeded sample, each class by its share, is drawn, and the caption says so: the
+#: model is fitted on every row, but 150,000 points would slow the browser and bury the
+#: boundary under them.
+POINTS_DRAWN = 3_000
 
 
-def points_note(dataset) -> str:
-    """What the points of a two-feature view are, for its caption."""
-    if dataset.all_rows:
-        return "Points: every row (all of them fitted)."
-    return "Filled points: training rows; hollow: test rows."
+@dataclass(frozen=True)
+class Points:
+    """The rows a two-feature chart draws: training rows, test rows (None when every row
+    is fitted: they would be the training points again) and the caption's words."""
+
+    train: pd.DataFrame
+    y_train: pd.Series
+    test: pd.DataFrame | None
+    y_test: pd.Series | None
+    sampled: str  # "" when every row is drawn
+
+    @property
+    def note(self) -> str:
+        """What the points are, and how many are drawn."""
+        what = ("Points: every row (all of them fitted)." if self.test is None
+                else "Filled points: training rows; hollow: test rows.")
+        return f"{what} {self.sampled}".strip()
+
+
+def two_feature_points(dataset, columns: list[str], limit: int = POINTS_DRAWN) -> Points:
+    """At most ``limit`` training and ``limit // 3`` test rows of ``columns`` to draw."""
+    def drawn(X, y, most):
+        labels = y if dataset.task == "classification" else None
+        rows = data.stratified_sample(len(y), most, labels, random_state=0)
+        return X.iloc[rows], y.iloc[rows]
+
+    train, y_train = drawn(dataset.X_train[columns], dataset.y_train, limit)
+    test = y_test = None
+    if not dataset.all_rows:
+        test, y_test = drawn(dataset.X_test[columns], dataset.y_test, max(limit // 3, 1))
+    parts = [f"{len(train):,} of {len(dataset.y_train):,} {'' if dataset.all_rows else 'training '}rows"]
+    if test is not None and len(test) < len(dataset.y_test):
+        parts.append(f"{len(test):,} of {len(dataset.y_test):,} test rows")
+    sampled = ""
+    if len(train) < len(dataset.y_train) or len(parts) > 1:
+        sampled = (f"Drawn: {' and '.join(parts)}, a sample with each class's share; the "
+                   "model was fitted on every training row.")
+    return Points(train, y_train, test, y_test, sampled)
 
 
 def scored_row(dataset) -> str:

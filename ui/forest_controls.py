@@ -276,11 +276,11 @@ def boundary_view(dataset: Dataset, params: dict, style) -> None:
     except ValueError as error:
         st.error(f"**No forest on these two features.** {error} Choose two other columns.")
         return
-    st.plotly_chart(tf.boundary_figure(grid, dataset.X_train[[a, b]], dataset.y_train,
-                                       dc.hollow_points(dataset, [a, b]), dataset.y_test,
-                                       dataset.class_names, style,
+    points = dc.two_feature_points(dataset, [a, b])
+    st.plotly_chart(tf.boundary_figure(grid, points.train, points.y_train, points.test,
+                                       points.y_test, dataset.class_names, style,
                                        title="Decision regions of a forest on two features"),
                     width="stretch")
     st.caption("A forest refitted on just these two columns (m = 1 of 2; 2 when m = p, "
-               f"bagging), same B and limits. {dc.points_note(dataset)} Averaging many "
+               f"bagging), same B and limits. {points.note} Averaging many "
                "axis-parallel trees gives a smoother, staircase boundary.")

@@ -264,32 +264,19 @@ def classification_view(dataset: Dataset, model, model_key: tuple, style) -> Non
         return
     pair = axis_pair(dataset, numeric, ("gb_fx", "gb_fy"))
     classes = fit_pair(dataset, dataset.content_hash, model_key, pair).classes_
-    train, y_train = _at_most(dataset.X_train[list(pair)], dataset.y_train, MAX_POINTS)
-    test, y_test = (None, None) if dataset.all_rows else _at_most(
-        dataset.X_test[list(pair)], dataset.y_test, MAX_POINTS // 3)
+    points = dc.two_feature_points(dataset, list(pair), POINTS_DRAWN)
 
     def draw(t: int) -> None:
         grids = pair_grids(dataset, dataset.content_hash, model_key, pair)
-        figure = gf.boundary_round_figure(grids, t, train, y_train, test, y_test, classes,
-                                          style)
+        figure = gf.boundary_round_figure(grids, t, points.train, points.y_train, points.test,
+                                          points.y_test, classes, style)
         st.plotly_chart(figure, width="stretch", key="gb_boundary_chart")
 
     stepped(draw, first=0, last=len(staged), key="gb_bround", label="Round t")
-    shown = ("" if len(train) == len(dataset.y_train) else
-             f" Drawn: {len(train):,} of {len(dataset.y_train):,} training rows"
-             + ("" if test is None else f" and {len(test):,} of {len(dataset.y_test):,} test rows")
-             + ", at random (the browser stays quick); the model used them all.")
     st.caption("A model with the same settings refitted on these two columns only. "
-               f"{dc.points_note(dataset)} Round 0 is S₀, the class priors." + shown)
+               f"{points.note} Round 0 is S₀, the class priors.")
 
 
-#: At most this many training rows are drawn over a boundary (a third as many test rows).
-MAX_POINTS = 900
-
-
-def _at_most(X: pd.DataFrame, y: pd.Series, n: int) -> tuple[pd.DataFrame, pd.Series]:
-    """A random (fixed-seed) subset of ``n`` rows in their original order, or all of them."""
-    if len(y) <= n:
-        return X, y
-    rows = np.sort(np.random.default_rng(0).choice(len(y), n, replace=False))
-    return X.iloc[rows], y.iloc[rows]
+#: Training rows drawn over the round-by-round boundary (a third as many test rows): fewer
+#: than other two-feature charts, since every step of Play redraws them.
+POINTS_DRAWN = 900

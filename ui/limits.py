@@ -11,6 +11,11 @@ bound the work of one fit; docs/limits.md states them for users and teachers.
 * Ensemble size: at most ``MAX_TREES`` trees and ``MAX_ROUNDS`` boosting rounds.
 * Work: rows × models must stay under ``MAX_WORK[kind]``; :func:`check_work` refuses more
   with a message saying what to lower.
+* Bootstrap sample per tree: a forest or bagging whose trees would see more than
+  ``DEFAULT_TREE_ROWS`` rows in all (rows × trees) draws ``rows_per_tree`` rows per tree by
+  default instead of n (``max_samples``), and the page says so.
+* Threshold search: above ``BINNED_ABOVE_ROWS`` training rows the tree pages start with
+  the binned search (``binning="quantile"``), which a toggle turns back to exact.
 
 The work budgets come from bench/README.md: a 100-tree forest on spambase (4,601 rows)
 takes about 14 s of one core, 100 depth-3 gradient-boosting rounds on 20,000 rows about
@@ -31,10 +36,15 @@ import pandas as pd
 
 from ui.state import MAX_UPLOAD_MB
 
-__all__ = ["MAX_UPLOAD_MB", "MAX_ROWS_HEAVY", "MAX_TREES", "MAX_ROUNDS", "MAX_WORK",
-           "check_work", "sample_rows"]
+__all__ = ["MAX_UPLOAD_MB", "MAX_ROWS_HEAVY", "BINNED_ABOVE_ROWS", "DEFAULT_TREE_ROWS",
+           "MAX_TREES", "MAX_ROUNDS", "MAX_WORK", "check_work", "sample_rows", "rows_per_tree",
+           "rows_per_tree_note"]
 
 MAX_ROWS_HEAVY = 200_000
+#: Training rows above which trees and ensembles start with the binned threshold search:
+#: there one exact full-depth tree of 20 numeric features takes about a second of one
+#: core and grows roughly as n^1.2 (bench/README.md, "Binned search").
+BINNED_ABOVE_ROWS = 25_000
 MAX_TREES = 500
 MAX_ROUNDS = 1_000
 MAX_WORK = {
@@ -46,6 +56,36 @@ MAX_WORK = {
 UNIT = {"forest": "trees", "bagging": "trees", "boosting": "rounds", "adaboost": "rounds"}
 MAX_MODELS = {"forest": MAX_TREES, "bagging": MAX_TREES, "boosting": MAX_ROUNDS,
               "adaboost": MAX_ROUNDS}
+
+
+#: Rows × trees a forest grows by default; above it each tree draws fewer rows than the
+#: training set holds. 100 trees of 10,000 rows of 20 features: about 13 s of the two
+#: cores of a small server (bench/README.md, "200,000 rows").
+DEFAULT_TREE_ROWS = 1_000_000
+
+
+def rows_per_tree(n_rows: int, n_trees: int) -> int | None:
+    """The bootstrap sample size per tree of a forest of ``n_trees`` on ``n_rows`` rows:
+    None (n, every tree a full bootstrap sample) when that stays within
+    ``DEFAULT_TREE_ROWS``, else the most rows per tree that do (at least 1,000).
+
+    >>> rows_per_tree(4_601, 100) is None
+    True
+    >>> rows_per_tree(150_000, 100)
+    10000
+    """
+    if n_rows * n_trees <= DEFAULT_TREE_ROWS:
+        return None
+    return min(n_rows, max(DEFAULT_TREE_ROWS // max(n_trees, 1), 1_000))
+
+
+def rows_per_tree_note(n_rows: int, max_samples: int | None) -> str:
+    """The sentence a page shows when its trees draw fewer rows than it has, else ""."""
+    if max_samples is None or max_samples >= n_rows:
+        return ""
+    return (f"Each tree is grown on a bootstrap sample of {max_samples:,} of the {n_rows:,} "
+            "training rows (so that the forest fits in seconds on a shared server); the "
+            "rows a tree did not draw are its out-of-bag rows.")
 
 
 def check_work(n_rows: int, n_models: int, kind: str) -> str | None:

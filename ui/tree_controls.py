@@ -135,6 +135,11 @@ def node_choice(model) -> int:
                      help="An internal node: every split it could make is scored.")
 
 
+#: Rows of the candidate table drawn, best first: a large table has a threshold between
+#: every two values of every feature, more than a browser table can show at once.
+CANDIDATES_SHOWN = 500
+
+
 def candidate_view(table: pd.DataFrame, criterion: str, categorical_split: str, style) -> None:
     """The candidate table (winner highlighted) and the curve or the category order."""
     # Only the kind of categorical split this tree may make competes for the node.
@@ -152,9 +157,12 @@ def candidate_view(table: pd.DataFrame, criterion: str, categorical_split: str, 
                 f"{'every criterion' if every else 'the tree’s criterion'}. The tree "
                 f"({criterion}) took the highlighted row: the largest **{score_name}**.")
     ordered = table.sort_values(score, ascending=False, kind="stable").reset_index(drop=True)
-    shown = tf.candidate_display(ordered, full.attrs.get("classes", []),
+    shown = tf.candidate_display(ordered.head(CANDIDATES_SHOWN), full.attrs.get("classes", []),
                                  None if every else criterion)
     tables.show(shown, style=_highlighted, hide_index=True, height=320)
+    if len(ordered) > CANDIDATES_SHOWN:
+        st.caption(f"The {CANDIDATES_SHOWN:,} best of {len(ordered):,} candidates; the chart "
+                   "below scores every threshold of one feature.")
     chosen = table[table["chosen"]]
     feature = chosen["feature"].iloc[0] if len(chosen) else table["feature"].iloc[0]
     names = list(dict.fromkeys(table["feature"]))
@@ -227,8 +235,9 @@ def boundary_view(dataset: Dataset, key: tuple, style) -> None:
         st.error(f"**No tree on these two features.** {error}")
         return
     grid = tf.decision_grid(model, dataset.X_train[[a, b]])
-    st.plotly_chart(tf.boundary_figure(grid, dataset.X_train[[a, b]], dataset.y_train,
-                                       dc.hollow_points(dataset, [a, b]), dataset.y_test,
-                                       dataset.class_names, style), width="stretch")
+    points = dc.two_feature_points(dataset, [a, b])
+    st.plotly_chart(tf.boundary_figure(grid, points.train, points.y_train, points.test,
+                                       points.y_test, dataset.class_names, style),
+                    width="stretch")
     st.caption(f"A tree refitted on just these two columns, same parameters. "
-               f"{dc.points_note(dataset)} Every boundary is parallel to an axis.")
+               f"{points.note} Every boundary is parallel to an axis.")

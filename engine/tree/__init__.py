@@ -4,9 +4,12 @@
 one keeps a :class:`Tree` of flat arrays in ``tree_`` that everything downstream reads.
 """
 from ._classes import DecisionTreeClassifier, DecisionTreeRegressor, PruningPath
+from ._quantile import BINNINGS, DEFAULT_MAX_BINS
 from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree
 
 __all__ = [
+    "BINNINGS",
+    "DEFAULT_MAX_BINS",
     "DecisionTreeClassifier",
     "DecisionTreeRegressor",
     "PruningPath",
