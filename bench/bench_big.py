@@ -61,7 +61,7 @@ def timed(page, action, timeout: float = 600.0) -> float:
 
 
 def go(page, name: str) -> float:
-    nav = page.locator('[data-testid="stSidebarNav"]')
+    nav = page.locator('[data-testid="stSidebar"]')
     return timed(page, lambda: nav.get_by_role("link", name=name, exact=True).click())
 
 
@@ -79,7 +79,7 @@ def one_run(browser, base: str, content: bytes) -> tuple[dict, list[str]]:
     context = browser.new_context(viewport={"width": 1600, "height": 1000})
     context.add_init_script(COUNT_RUNS)
     page = context.new_page()
-    page.set_default_timeout(600_000)
+    page.set_default_timeout(300_000)
     page.goto(base)
     page.wait_for_selector("h1")
     settle(page, time.perf_counter(), 0)

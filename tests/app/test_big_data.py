@@ -1,0 +1,118 @@
+"""Large uploads: the binned search and fewer rows per tree by default, said on the page;
+steps and tabs that reuse the fitted model; charts that draw a stratified sample."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from engine.data import Dataset
+from engine.ensemble import AdaBoostClassifier, GradientBoostingClassifier
+from tests.app.test_hostile_uploads import csv, run_upload
+from tests.app.test_pages import assert_clean, run_app
+from ui import data_controls, limits
+
+
+def _table(n_rows: int, seed: int = 0) -> pd.DataFrame:
+    """Two unequal classes (1 in 5 "yes") in the first column, six numeric features."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n_rows, 6)).round(4)
+    y = np.where(X[:, 0] + X[:, 1] + rng.normal(size=n_rows) > 1.2, "yes", "no")
+    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(6)])
+    frame.insert(0, "class", y)
+    return frame
+
+
+BIG = csv(_table(40_000))  # 30,000 training rows: above limits.BINNED_ABOVE_ROWS
+
+
+def _captions(at) -> str:
+    return " ".join(c.value for c in at.caption)
+
+
+def test_a_big_table_starts_with_the_binned_search_and_says_so():
+    at = run_upload("app_pages/decision_tree.py", BIG, "big.csv", target="class")
+    assert_clean(at)
+    assert at.toggle(key="dt_binned").value is True
+    assert "quantile bins" in _captions(at)
+    exact = run_upload("app_pages/decision_tree.py", BIG, "big.csv", target="class",
+                       dt_binned="false", dt_max_depth="4")
+    assert_clean(exact)
+    assert "quantile bins" not in _captions(exact)
+
+
+def test_a_small_table_keeps_the_exact_search():
+    at = run_app("app_pages/decision_tree.py", data="spambase")
+    assert_clean(at)
+    assert at.toggle(key="dt_binned").value is False
+    assert "quantile bins" not in _captions(at)
+
+
+def test_a_big_forest_draws_fewer_rows_per_tree_and_says_so():
+    at = run_upload("app_pages/random_forest.py", BIG, "big.csv", target="class",
+                    rf_trees="50", rf_view="Results")
+    assert_clean(at)
+    per_tree = limits.rows_per_tree(30_000, 50)
+    assert per_tree == 20_000
+    assert f"bootstrap sample of {per_tree:,} of the 30,000" in _captions(at)
+
+
+@pytest.fixture
+def fits(monkeypatch):
+    """Counts the fits of AdaBoost and gradient boosting models."""
+    counted = {"adaboost": 0, "boosting": 0}
+    for name, cls in (("adaboost", AdaBoostClassifier), ("boosting", GradientBoostingClassifier)):
+        original = cls.fit
+
+        def counting(self, *args, _original=original, _name=name, **kwargs):
+            counted[_name] += 1
+            return _original(self, *args, **kwargs)
+        monkeypatch.setattr(cls, "fit", counting)
+    return counted
+
+
+def test_an_adaboost_step_and_a_tab_reuse_the_fitted_model(fits):
+    at = run_app("app_pages/adaboost.py", data="two_moons", ab_rounds="13", ab_round="2",
+                 seed="913")  # a seed no other test uses: the model is fitted here
+    assert_clean(at)
+    fitted = fits["adaboost"]
+    assert fitted >= 1
+    at.button(key="ab_round_fwd").click().run()
+    assert_clean(at)
+    assert at.slider(key="ab_round").value == 3
+    at.button(key="ab_round_fwd").click().run()
+    assert at.slider(key="ab_round").value == 4
+    assert fits["adaboost"] == fitted  # a step draws; it does not fit
+
+
+def test_a_gradient_boosting_step_reuses_the_fitted_model(fits):
+    at = run_app("app_pages/gradient_boosting.py", data="two_moons", gb_rounds="12",
+                 seed="914")
+    assert_clean(at)
+    fitted = fits["boosting"]
+    assert fitted >= 1
+    at.button(key="gb_round_fwd").click().run()
+    assert_clean(at)
+    assert fits["boosting"] == fitted
+
+
+def test_two_feature_points_are_a_seeded_stratified_sample():
+    dataset = Dataset(_table(20_000), "class", test_size=0.25, stratify=True, random_state=0)
+    points = data_controls.two_feature_points(dataset, ["x0", "x1"])
+    assert len(points.train) == data_controls.POINTS_DRAWN
+    assert len(points.test) == data_controls.POINTS_DRAWN // 3
+    share = (dataset.y_train == "yes").mean()
+    drawn = (points.y_train == "yes").sum()
+    assert abs(drawn - share * data_controls.POINTS_DRAWN) <= 1  # each class by its share
+    again = data_controls.two_feature_points(dataset, ["x0", "x1"])
+    assert points.train.index.equals(again.train.index)  # seeded: the same rows
+    assert points.train.index.is_monotonic_increasing
+    assert "3,000 of 15,000 training rows and 1,000 of 5,000 test rows" in points.note
+
+
+def test_two_feature_points_of_a_small_table_are_every_row():
+    dataset = Dataset(_table(400), "class", test_size=0.25, stratify=True, random_state=0)
+    points = data_controls.two_feature_points(dataset, ["x0", "x1"])
+    assert len(points.train) == 300 and len(points.test) == 100
+    assert points.sampled == ""
+    assert points.note == "Filled points: training rows; hollow: test rows."
