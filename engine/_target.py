@@ -138,13 +138,14 @@ def leaky_features(frame: pd.DataFrame, target, features, schema=None) -> list[t
     y = frame[target]
     if y.nunique() < 2 or y.nunique() > MAX_CLASSES:
         return []
+    codes = pd.Series(pd.factorize(y)[0], index=y.index)  # classes as integers, read once
     found = []
     for column in features:
         kind = schema.loc[column, "kind"]
         rows = frame[column].notna() & y.notna()
         if rows.sum() < LEAK_MIN_ROWS or kind not in USABLE:
             continue
-        x, labels = frame.loc[rows, column], y[rows]
+        x, labels = frame.loc[rows, column], codes[rows]
         if kind == "categorical" or x.nunique() <= MAX_CLASSES:
             share = pd.crosstab(x, labels).max(axis=1).sum() / len(labels)
         else:
@@ -179,6 +180,9 @@ def rank_features(X: pd.DataFrame, y: pd.Series, *, task: str = "classification"
     """
     step = max(1, -(-len(X) // SCORE_ROWS))
     X, target = X.iloc[::step], pd.Series(np.asarray(y)[::step], index=X.index[::step])
+    if task == "classification":  # classes as integers, read once (NaN stays missing)
+        codes = pd.factorize(target)[0]
+        target = pd.Series(np.where(codes < 0, np.nan, codes), index=target.index)
     scored = []
     for position, column in enumerate(X.columns):
         if not pd.api.types.is_numeric_dtype(X[column]):
