@@ -238,7 +238,7 @@ def oob_error_curve(forest, X=None, y=None) -> np.ndarray:
     target = _target(forest, y)
     if len(target) != forest.inbag_counts_.shape[1]:
         raise ValueError("X, y must be the rows the forest was fitted on (OOB is per training row).")
-    curve, _, _ = oob_pass(forest, forest.member_outputs(X), target)
+    curve, _, _ = oob_pass(forest, forest.output_chunks(X), target)
     return curve
 
 
@@ -263,12 +263,18 @@ def staged_error_curve(model, X, y) -> np.ndarray:
     """
     target = _target(model, y)
     classifier = getattr(model, "_estimator_type", None) == "classifier"
-    if hasattr(model, "member_outputs"):
-        running = np.cumsum(model.member_outputs(X), axis=0)  # sums: argmax as of means
-        if classifier:
-            return np.mean(np.argmax(running, axis=2) != target[None, :], axis=1)
-        b = np.arange(1, len(running) + 1)[:, None]
-        return np.mean((running / b - target[None, :]) ** 2, axis=1)
+    if hasattr(model, "output_chunks"):  # a chunk of rows at a time: errors add up over rows
+        errors = None
+        for lo, outputs in model.output_chunks(X):
+            running = np.cumsum(outputs, axis=0)  # sums: argmax as of means
+            part = target[lo:lo + outputs.shape[1]]
+            if classifier:
+                found = (np.argmax(running, axis=2) != part).sum(axis=1)
+            else:
+                b = np.arange(1, len(running) + 1)[:, None]
+                found = ((running / b - part) ** 2).sum(axis=1)
+            errors = found if errors is None else errors + found
+        return errors / len(target)
     if not hasattr(model, "staged_predict"):
         raise ValueError("staged_error_curve needs a boosting model (staged_predict) or a forest.")
     if classifier:

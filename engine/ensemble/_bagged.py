@@ -182,12 +182,19 @@ class BaseBagged(BaseEstimator):
             fitted = run_parallel(_fit_member, tasks, self.n_jobs, progress)
         self.estimators_ = [member for member, _ in fitted]
         self.inbag_counts_ = np.stack([c for _, c in fitted]).astype(count_dtype(data.n_draw))
-        self.estimators_samples_ = [np.flatnonzero(c) for c in self.inbag_counts_]
         self._stacked_cache = None
         self.feature_importances_ = self._mean_importances()
         if self.oob_score:
             self._set_oob(data)
         return self
+
+    @property
+    def estimators_samples_(self) -> list[np.ndarray]:
+        """Each member's in-bag row indices, derived from ``inbag_counts_`` when asked
+        for (kept as a list they would cost 8 bytes per drawn row and member)."""
+        if "inbag_counts_" not in self.__dict__:
+            raise AttributeError("estimators_samples_ needs a fitted model with inbag_counts_.")
+        return [np.flatnonzero(c) for c in self.inbag_counts_]
 
     def _training_data(self, X, y, sample_weight) -> _TrainingData:
         if int(self.n_estimators) < 1:
@@ -263,6 +270,19 @@ class BaseBagged(BaseEstimator):
             return np.stack([m.predict(X) for m in self.estimators_])
         return np.stack([self._aligned_proba(m, X) for m in self.estimators_])
 
+    def output_chunks(self, X, X_enc: np.ndarray | None = None):
+        """Yield ``(lo, outputs)`` for the rows from ``lo`` on: ``outputs`` is what
+        :meth:`member_outputs` gives for those rows. A pass over the chunks holds one
+        chunk's outputs (trees: as many (tree, row) pairs as one walk takes), not every
+        member's on every row."""
+        X_enc = self._encode(X) if X_enc is None else X_enc
+        if not self._all_trees:
+            yield 0, self.member_outputs(X, X_enc)
+            return
+        stacked, values = self._stacked()
+        for lo, leaves in forest_leaves(stacked, X_enc):
+            yield lo, np.take(values, leaves, axis=0)
+
     def _aligned_proba(self, member, X) -> np.ndarray:
         """A member's probabilities with columns in the ensemble's ``classes_`` order."""
         proba = member.predict_proba(X)
@@ -284,8 +304,8 @@ class BaseBagged(BaseEstimator):
     # ----------------------------------------------------------------- out of bag
 
     def _set_oob(self, data: _TrainingData) -> None:
-        outputs = self.member_outputs(data.X, data.X_enc)
-        curve, total, n_votes = oob_pass(self, outputs, data.target)
+        curve, total, n_votes = oob_pass(self, self.output_chunks(data.X, data.X_enc),
+                                         data.target)
         self.oob_error_curve_ = curve
         defined = n_votes > 0
         shape = (-1, 1) if total.ndim == 2 else (-1,)
@@ -314,20 +334,53 @@ def oob_score_of(is_classifier: bool, total: np.ndarray, n_votes: np.ndarray, ta
     return r2_score(target[defined], total[defined] / n_votes[defined])
 
 
-def oob_pass(model, outputs: np.ndarray, target: np.ndarray):
-    """OOB error after 1..B members in one pass over ``outputs`` (member_outputs).
+def oob_pass(model, chunks, target):
+    """OOB error after 1..B members in one pass over ``chunks``, the members' outputs a
+    chunk of rows at a time (:meth:`BaseBagged.output_chunks`): no array of every
+    member's output on every row is ever held.
 
     Returns ``(curve, total, n_votes)``: ``curve[b]`` is 1 − OOB score of the first
     b + 1 members over the rows that were out of bag for at least one of them; ``total``
     the summed OOB outputs and ``n_votes`` the number of members each row was OOB for.
+    The last point is ``1 − oob_score_of(total, n_votes)`` exactly.
+
+    Every point is a sum over rows, so the chunks add up: a classifier counts, per b,
+    the rows with a vote and those whose running sum's argmax is their class; a
+    regressor sums, per b, the squared residuals and the first two moments of the
+    target over the rows with a vote (the target centred first, so that
+    Σy² − (Σy)²/n loses no digits).
     """
     oob = model.inbag_counts_ == 0
-    total = np.zeros(outputs.shape[1:])
-    n_votes = np.zeros(outputs.shape[1], dtype=np.intp)
-    curve = np.empty(len(outputs))
-    for b, out in enumerate(outputs):
-        rows = np.flatnonzero(oob[b])
-        total[rows] += out[rows]
-        n_votes[rows] += 1
-        curve[b] = 1.0 - oob_score_of(model._is_classifier, total, n_votes, target)
+    n_members, n_rows = oob.shape
+    classifier = model._is_classifier
+    shift = 0.0 if classifier else float(np.mean(target))
+    seen = np.zeros(n_members, dtype=np.intp)
+    sums = np.zeros((n_members, 1 if classifier else 3))  # right | rss, Σy, Σy²
+    total, n_votes = None, np.zeros(n_rows, dtype=np.intp)
+    for lo, out in chunks:
+        hi = lo + out.shape[1]
+        mask, part = oob[:, lo:hi], target[lo:hi]
+        running = np.cumsum(out * mask.reshape(mask.shape + (1,) * (out.ndim - 2)), axis=0)
+        votes = np.cumsum(mask, axis=0, dtype=np.intp)
+        defined = votes > 0
+        seen += defined.sum(axis=1)
+        if classifier:
+            sums[:, 0] += ((np.argmax(running, axis=2) == part) & defined).sum(axis=1)
+        else:
+            mean = np.divide(running, votes, out=np.zeros_like(running), where=defined)
+            centred = np.where(defined, part - shift, 0.0)
+            sums[:, 0] += np.where(defined, (part - mean) ** 2, 0.0).sum(axis=1)
+            sums[:, 1] += centred.sum(axis=1)
+            sums[:, 2] += (centred ** 2).sum(axis=1)
+        if total is None:
+            total = np.zeros((n_rows,) + out.shape[2:])
+        total[lo:hi], n_votes[lo:hi] = running[-1], votes[-1]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if classifier:
+            curve = 1.0 - sums[:, 0] / seen
+        else:
+            tss = sums[:, 2] - sums[:, 1] ** 2 / seen
+            curve = np.where(tss > 0, sums[:, 0] / tss, np.where(sums[:, 0] == 0, 0.0, 1.0))
+    curve[seen == 0] = np.nan
+    curve[-1] = 1.0 - oob_score_of(classifier, total, n_votes, target)
     return curve, total, n_votes

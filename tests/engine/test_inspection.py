@@ -16,7 +16,7 @@ from engine.inspection import (
     staged_error_curve,
     tree_correlation,
 )
-from engine.metrics import accuracy_score
+from engine.metrics import accuracy_score, r2_score
 from tests.engine.test_estimator_checks import mixed_frame, numeric_data
 
 
@@ -60,6 +60,20 @@ def test_oob_error_curve_point_by_point_against_brute_force():
         seen = oob.any(axis=0)
         error = np.mean(np.argmax(votes[seen], axis=1) != codes[seen])
         assert curve[b] == pytest.approx(error, abs=1e-12)
+
+
+def test_oob_error_curve_of_a_regressor_point_by_point_against_brute_force():
+    """Point b: 1 − R² of the first b + 1 trees' mean OOB prediction, over rows OOB once."""
+    X, y = mixed_frame("regressor")
+    forest = RandomForestRegressor(n_estimators=9, random_state=2).fit(X, y)
+    curve = oob_error_curve(forest, X, y)
+    predictions = np.stack([m.predict(X) for m in forest.estimators_])
+    for b in range(9):
+        oob = forest.inbag_counts_[: b + 1] == 0
+        seen = oob.any(axis=0)
+        mean = (predictions[: b + 1] * oob).sum(axis=0)[seen] / oob.sum(axis=0)[seen]
+        expected = 1 - r2_score(np.asarray(y)[seen], mean)
+        assert curve[b] == pytest.approx(expected, rel=1e-9, abs=1e-12)
 
 
 def test_oob_error_curve_needs_data_or_a_stored_curve():
