@@ -22,6 +22,7 @@ from ui.stepper import stepped
 from ui.tree_controls import tree_features
 from viz import adaboost_figures as af
 
+from . import data_controls as dc
 from . import tables, url
 from .axes import axis_pair
 
@@ -133,8 +134,11 @@ def round_view(dataset: Dataset, model, params: dict, features: list[str], style
         X2 = dataset.X_train[list(pair)]
         grid = staged_grid(pair_model, dataset.content_hash, tuple(sorted(params.items())),
                            pair, X2)
-        picture = (grid, X2, pair)
+        rows = dc.drawn_rows(dataset, dataset.y_train)
+        picture = (grid, X2, pair, rows)
         _picture_caption(dataset, pair_model is model, shown is model, pair)
+        if len(rows) < len(X2):
+            st.caption(dc.sample_note(f"{len(rows):,} of {len(X2):,} training rows"))
     else:
         st.info("The picture needs two numeric features and this data has fewer; the "
                 "round's arithmetic below uses all features.")
@@ -148,10 +152,10 @@ def round_view(dataset: Dataset, model, params: dict, features: list[str], style
         if picture is None:
             round_arithmetic(shown, learner, detail, None, missing)
         else:  # stacked, not side by side: the formulas need the width at 1024 px
-            grid, X2, pair = picture
+            grid, X2, pair, rows = picture
             t_grid = min(t, len(grid.class_index))
             st.plotly_chart(af.round_figure(grid, t_grid, X2, dataset.y_train, detail,
-                                            af.stump_line(learner, pair), style),
+                                            af.stump_line(learner, pair), style, rows),
                             width="stretch")
             if t_grid < t:
                 st.caption(f"The two-feature model stopped after {t_grid} rounds: its last "

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -248,11 +249,24 @@ class Points:
         return f"{what} {self.sampled}".strip()
 
 
+def drawn_rows(dataset, y, limit: int = POINTS_DRAWN) -> np.ndarray:
+    """Positions of at most ``limit`` of the rows of ``y`` to draw: a seeded sample that
+    keeps each class's share (every row when there are no more than ``limit``)."""
+    labels = y if dataset.task == "classification" else None
+    return data.stratified_sample(len(y), limit, labels, random_state=0)
+
+
+def sample_note(drawn: str) -> str:
+    """The caption's sentence for a chart that draws a sample; ``drawn`` says how many
+    ("3,000 of 150,000 training rows")."""
+    return (f"Drawn: {drawn}, a sample with each class's share; the model was fitted on "
+            "every training row.")
+
+
 def two_feature_points(dataset, columns: list[str], limit: int = POINTS_DRAWN) -> Points:
     """At most ``limit`` training and ``limit // 3`` test rows of ``columns`` to draw."""
     def drawn(X, y, most):
-        labels = y if dataset.task == "classification" else None
-        rows = data.stratified_sample(len(y), most, labels, random_state=0)
+        rows = drawn_rows(dataset, y, most)
         return X.iloc[rows], y.iloc[rows]
 
     train, y_train = drawn(dataset.X_train[columns], dataset.y_train, limit)
@@ -264,8 +278,7 @@ def two_feature_points(dataset, columns: list[str], limit: int = POINTS_DRAWN) -
         parts.append(f"{len(test):,} of {len(dataset.y_test):,} test rows")
     sampled = ""
     if len(train) < len(dataset.y_train) or len(parts) > 1:
-        sampled = (f"Drawn: {' and '.join(parts)}, a sample with each class's share; the "
-                   "model was fitted on every training row.")
+        sampled = sample_note(" and ".join(parts))
     return Points(train, y_train, test, y_test, sampled)
 
 

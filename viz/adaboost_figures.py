@@ -106,7 +106,7 @@ def learner_misses(model, X, y) -> np.ndarray:
     Row t - 1 is :math:`1\\{\\hat f_t(x_i) \\ne y_i\\}`, the indicator that ε_t weighs by α_i.
     """
     y = np.asarray(y)
-    return np.array([np.asarray(learner.predict(X)) != y for learner in model.estimators_],
+    return np.array([predicted != y for predicted in model.learner_predictions(X)],
                     dtype=bool).reshape(len(model.estimators_), len(y))
 
 
@@ -261,7 +261,8 @@ def _stepped_scale(k: int, style: Style) -> list:
 
 
 def round_figure(grid: StagedGrid, t: int, X2: pd.DataFrame, y, detail: RoundDetail,
-                 line: tuple[str, float] | None = None, style: Style = DEFAULT_STYLE) -> go.Figure:
+                 line: tuple[str, float] | None = None, style: Style = DEFAULT_STYLE,
+                 rows: np.ndarray | None = None) -> go.Figure:
     """Round ``t`` as a picture: the boundary after t rounds, points sized by α_i.
 
     Parameters
@@ -275,20 +276,26 @@ def round_figure(grid: StagedGrid, t: int, X2: pd.DataFrame, y, detail: RoundDet
         (in its class colour, at least ``MIN_CROSS`` px) instead of a circle.
     line : ('x' | 'y', threshold) or None
         Round t's split, drawn as a dashed line.
+    rows : int array or None
+        Positions of the rows drawn (a sample of a large table); None draws every row.
+        Marker areas stay relative to the mean weight of every row.
     """
     k = len(grid.classes)
     fig = go.Figure(go.Heatmap(x=grid.xs, y=grid.ys, z=grid.class_index[t - 1] + 0.5, zmin=0,
                                zmax=k, colorscale=_stepped_scale(k, style), opacity=0.25,
                                showscale=False, hoverinfo="skip"))
+    sizes = marker_diameters(detail.before, style.marker_size)
+    before, miss = detail.before, detail.miss
+    if rows is not None:
+        X2, y, sizes, before, miss = X2.iloc[rows], np.asarray(y)[rows], sizes[rows], before[rows], miss[rows]
     labels = np.asarray(y).astype(str)
     drawn = X2.notna().all(axis=1).to_numpy()
     X2 = spread(X2)
-    sizes = marker_diameters(detail.before, style.marker_size)
     # thousands of SVG markers take seconds to redraw; WebGL draws them at once
     kind = go.Scattergl if drawn.sum() > WEBGL_ABOVE else go.Scatter
     for q, name in enumerate(grid.classes):
         for wrong in (False, True):  # scalar symbols per trace: per-point strings are slow
-            mask = drawn & (labels == str(name)) & (detail.miss == wrong)
+            mask = drawn & (labels == str(name)) & (miss == wrong)
             fig.add_trace(kind(
                 x=X2.iloc[mask, 0], y=X2.iloc[mask, 1], mode="markers",
                 name=f"{plain(name)} ({'wrong' if wrong else 'right'})",
@@ -296,7 +303,7 @@ def round_figure(grid: StagedGrid, t: int, X2: pd.DataFrame, y, detail: RoundDet
                             symbol="x" if wrong else "circle", color=style.color(q), opacity=0.85,
                             line=dict(color="black" if wrong else "white",
                                       width=1.0 if wrong else 0.5)),
-                customdata=detail.before[mask], showlegend=False, legendgroup=plain(name),
+                customdata=before[mask], showlegend=False, legendgroup=plain(name),
                 hovertemplate="α_i = %{customdata:.4g}<extra>" + plain(name) + "</extra>"))
     for q, name in enumerate(grid.classes):  # legend entries: a plain circle per class
         fig.add_scatter(x=[None], y=[None], mode="markers", name=plain(name),

@@ -214,6 +214,12 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
             else:
                 yield np.searchsorted(self.classes_, learner.predict(X))
 
+    def learner_predictions(self, X) -> Iterator[np.ndarray]:
+        """The class each round's learner alone predicts for the rows of X, round by
+        round (X is encoded once for all of them)."""
+        for codes in self._learner_codes(X):
+            yield self.classes_[codes]
+
     def staged_decision_function(self, X) -> Iterator[np.ndarray]:
         """The normalised weighted vote after each round.
 

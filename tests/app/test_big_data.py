@@ -2,12 +2,15 @@
 steps and tabs that reuse the fitted model; charts that draw a stratified sample."""
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from engine.data import Dataset
 from engine.ensemble import AdaBoostClassifier, GradientBoostingClassifier
+from tests.app.test_gradient_boosting_page import values
 from tests.app.test_hostile_uploads import csv, run_upload
 from tests.app.test_pages import assert_clean, run_app
 from ui import data_controls, limits
@@ -116,3 +119,35 @@ def test_two_feature_points_of_a_small_table_are_every_row():
     assert len(points.train) == 300 and len(points.test) == 100
     assert points.sampled == ""
     assert points.note == "Filled points: training rows; hollow: test rows."
+
+
+def test_a_big_adaboost_round_draws_a_sample_and_says_so():
+    at = run_upload("app_pages/adaboost.py", BIG, "big.csv", target="class", ab_rounds="5")
+    assert_clean(at)
+    assert "Drawn: 3,000 of 30,000 training rows" in _captions(at)
+    figure = next(spec for spec in (json.loads(c.proto.spec) for c in at.get("plotly_chart"))
+                  if spec["layout"]["title"]["text"].startswith("Round 1"))
+    drawn = sum(len(values(trace["x"])) for trace in figure["data"]
+                if trace["type"].startswith("scatter") and trace["x"] != [None])
+    assert drawn == data_controls.POINTS_DRAWN
+
+
+def test_the_round_figure_draws_the_rows_asked_for_sized_against_every_row():
+    from viz import adaboost_figures as af
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(500, 2)), columns=["a", "b"])
+    y = np.where(X["a"] + X["b"] + rng.normal(size=500) > 0, "p", "q")
+    model = AdaBoostClassifier(n_estimators=3, random_state=0).fit(X, y)
+    detail = af.round_detail(model, af.learner_misses(model, X, y), 2)
+    grid = af.staged_grid(model, X)
+    rows = np.arange(0, 500, 5)
+    every = af.round_figure(grid, 2, X, y, detail)
+    some = af.round_figure(grid, 2, X, y, detail, rows=rows)
+
+    def sizes(figure):
+        return {(x, y_): s for trace in figure.data
+                if trace.type.startswith("scatter") and trace.x[0] is not None
+                for x, y_, s in zip(trace.x, trace.y, trace.marker.size, strict=True)}
+    drawn, all_sizes = sizes(some), sizes(every)
+    assert len(drawn) == len(rows)
+    assert all(all_sizes[point] == size for point, size in drawn.items())
