@@ -66,7 +66,6 @@ with bar_place:
         st.error(f"**This forest cannot be grown with these settings.** {error} "
                  "Change the parameter named above and the forest regrows.")
         state.stop()
-fc.prefetch_importance(forest, dataset, params)  # in the workers while this page draws
 
 with views[0]:
     if views[0].open:
@@ -161,4 +160,6 @@ with views[4]:
                                      width="stretch")
         fc.boundary_view(dataset, params, style)
 
+# after the open view is drawn, so it does not take the cores from it
+fc.prefetch_importance(forest, dataset, params)
 take_home(forest, dataset, features, "rf")

@@ -75,6 +75,14 @@ def number(page, label: str, value: int) -> float:
     return timed(page, lambda: box.press("Enter"))
 
 
+class Times(dict):
+    """Timings in the order taken, each printed as it is taken (a long run shows progress)."""
+
+    def __setitem__(self, name: str, seconds: float) -> None:
+        print(f"  {name.strip()}: {seconds:.1f} s", flush=True)
+        super().__setitem__(name, seconds)
+
+
 def one_run(browser, base: str, content: bytes) -> tuple[dict, list[str]]:
     context = browser.new_context(viewport={"width": 1600, "height": 1000})
     context.add_init_script(COUNT_RUNS)
@@ -85,7 +93,8 @@ def one_run(browser, base: str, content: bytes) -> tuple[dict, list[str]]:
     settle(page, time.perf_counter(), 0)
     start = time.perf_counter()
     upload(page, "big.csv", content)
-    t = {"upload (Data page)": time.perf_counter() - start}
+    t = Times()
+    t["upload (Data page)"] = time.perf_counter() - start
     errors = []
     t["Decision Tree: first render"] = go(page, "Decision Tree")
     t["  max depth 5"] = number(page, "Max depth", 5)

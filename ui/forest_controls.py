@@ -257,7 +257,8 @@ def importance_view(dataset: Dataset, params: dict, style) -> None:
 def pair_grid(_dataset: Dataset, content_hash: str, params: tuple, pair: tuple) -> dict:
     """A forest with the same parameters on two columns, predicted over a grid."""
     bagging = dict(params)["max_features"] >= len(forest_features(_dataset))
-    settings = {**dict(params), "max_features": 2 if bagging else 1}
+    # the regions only: no out-of-bag pass over every training row
+    settings = {**dict(params), "max_features": 2 if bagging else 1, "oob_score": False}
     with worker_processes():
         forest = _estimator(_dataset.task, settings).fit(_dataset.X_train[list(pair)],
                                                          _dataset.y_train)
