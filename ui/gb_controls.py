@@ -123,7 +123,7 @@ def one_feature(_dataset: Dataset, content_hash: str, params: tuple, feature: st
         settings = {k: v for k, v in params if k != "loss"}
         model = GradientBoostingClassifier(**settings).fit(X, y.astype(int))
     label = _dataset.target if positive is None else f"1[{_dataset.target} = {positive}]"
-    return gf.one_feature_stages(model, X, y, label)
+    return gf.one_feature_stages(model, X, y, label, rows=dc.drawn_rows(_dataset, y))
 
 
 def shrinkage_values(nu: float) -> list[float]:
@@ -238,6 +238,9 @@ def round_view(dataset: Dataset, params: dict, loss: str, style) -> None:
     if missing:
         st.caption(f"{missing:,} training rows with {feature} missing are left out of this "
                    "picture (the other tabs keep them).")
+    if len(stages.x) < stages.n_rows:
+        st.caption(dc.sample_note(f"{len(stages.x):,} of {stages.n_rows:,} training rows") +
+                   " The loss is over every row.")
     if loss != "squared_error" and positive is None:
         st.caption(OTHER_LOSS_TEXT.format(loss=loss.split("_")[0]))
 

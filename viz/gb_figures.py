@@ -37,7 +37,7 @@ class OneFeatureStages:
     Attributes
     ----------
     x, y : ndarray, shape (n_samples,)
-        The training rows (feature value, target).
+        The training rows drawn (feature value, target): every row, or a sample of them.
     S : ndarray, shape (n_rounds + 1, n_samples)
         :math:`S_t(x_i)` for t = 0..T (row 0 is the constant start :math:`S_0`).
     pseudo : ndarray, shape (n_rounds, n_samples)
@@ -56,6 +56,11 @@ class OneFeatureStages:
         True for a classifier of a 0/1 target with the log loss: :math:`S_t` is a
         log-odds, the picture draws :math:`p_t = \\sigma(S_t)`, and the pseudo-residuals
         :math:`y - p_t` are the residuals in probability.
+    losses : ndarray, shape (n_rounds + 1,)
+        The loss the model minimises after t rounds, over every training row: the mean
+        squared residual, or a classifier's mean log loss.
+    n_rows : int
+        Training rows the model was fitted on (``len(x)`` when every row is drawn).
 
     Examples
     --------
@@ -79,6 +84,8 @@ class OneFeatureStages:
     target: str
     learning_rate: float
     squared: bool
+    losses: np.ndarray
+    n_rows: int
     probability: bool = False
 
     @property
@@ -108,16 +115,24 @@ def _is_classifier(model) -> bool:
     return getattr(model, "_estimator_type", None) == "classifier"
 
 
-def _staged(model, X: pd.DataFrame) -> np.ndarray:
-    """(n_rounds + 1, n_samples): the constant start, then the model after each round
-    (a classifier's log-odds, a regressor's prediction)."""
-    start = np.full(len(X), float(model.init_[0]))
-    stages = model.staged_decision_function(X) if _is_classifier(model) else \
-        model.staged_predict(X)
-    return np.vstack([start, *stages])
+def _stages(model, X: pd.DataFrame):
+    """The constant start, then the model after each round, one array of n_samples at a
+    time (a classifier's log-odds, a regressor's prediction)."""
+    yield np.full(len(X), float(model.init_[0]))
+    yield from (model.staged_decision_function(X) if _is_classifier(model) else
+                model.staged_predict(X))
 
 
-def one_feature_stages(model, X: pd.DataFrame, y, target: str = "y") -> OneFeatureStages:
+def _loss(S: np.ndarray, y: np.ndarray, probability: bool) -> float:
+    """The mean squared residual of S, or the mean log loss of p = σ(S) on a 0/1 y."""
+    if not probability:
+        return float(np.mean((y - S) ** 2))
+    p = np.clip(1.0 / (1.0 + np.exp(-S)), 1e-15, 1 - 1e-15)
+    return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
+
+
+def one_feature_stages(model, X: pd.DataFrame, y, target: str = "y",
+                       rows: np.ndarray | None = None) -> OneFeatureStages:
     """Compute :class:`OneFeatureStages` of a regressor fitted on the one column of ``X``.
 
     Parameters
@@ -127,18 +142,28 @@ def one_feature_stages(model, X: pd.DataFrame, y, target: str = "y") -> OneFeatu
     X : DataFrame, shape (n_samples, 1)
     y : array-like, shape (n_samples,), the target it was fitted on
     target : str, the target's name for the axis
+    rows : int array or None
+        Positions of the rows to keep for drawing (None: every row). The losses and the
+        x range are still those of every row.
     """
-    x = X.iloc[:, 0].to_numpy(dtype=float)
+    x, y = X.iloc[:, 0].to_numpy(dtype=float), np.asarray(y, dtype=float)
+    rows = np.arange(len(x)) if rows is None else np.asarray(rows)
+    probability = _is_classifier(model)
+    S, losses = [], []
+    for stage in _stages(model, X):  # one round at a time: only the drawn rows are kept
+        S.append(stage[rows])
+        losses.append(_loss(stage, y, probability))
     low, high = float(x.min()), float(x.max())
     cuts = _thresholds(model)
     edges = np.concatenate([[low], cuts[(cuts > low) & (cuts < high)], [high]])
     mids = (edges[:-1] + edges[1:]) / 2 if len(edges) > 1 else edges
     grid = pd.DataFrame({X.columns[0]: mids})
     return OneFeatureStages(
-        x=x, y=np.asarray(y, dtype=float), S=_staged(model, X), pseudo=model.residuals_,
-        edges=edges, S_grid=_staged(model, grid), feature=str(X.columns[0]), target=target,
-        learning_rate=float(model.learning_rate), squared=model.loss == "squared_error",
-        probability=_is_classifier(model))
+        x=x[rows], y=y[rows], S=np.vstack(S), pseudo=model.residuals_[:, rows],
+        edges=edges, S_grid=np.vstack(list(_stages(model, grid))), feature=str(X.columns[0]),
+        target=target, learning_rate=float(model.learning_rate),
+        squared=model.loss == "squared_error", probability=probability,
+        losses=np.array(losses), n_rows=len(x))
 
 
 def _step_line(edges: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -179,19 +204,11 @@ def round_figure(stages: OneFeatureStages, t: int, style: Style = NORMAL) -> go.
     return style.apply(fig)
 
 
-def mean_squared_residual(stages: OneFeatureStages, t: int) -> float:
-    """:math:`\\frac1n \\sum_i (y_i - S_t(x_i))^2` at round t (with :math:`p_t` for
-    :math:`S_t` for a classifier)."""
-    return float(np.mean((stages.y - stages.fitted(t)) ** 2))
-
-
 def round_loss(stages: OneFeatureStages, t: int) -> tuple[str, float]:
-    """The loss the model minimises at round t, named: the mean log loss of a classifier,
-    the mean squared residual otherwise."""
-    if not stages.probability:
-        return "mean squared residual", mean_squared_residual(stages, t)
-    p = np.clip(stages.fitted(t), 1e-15, 1 - 1e-15)
-    return "log loss", float(-np.mean(stages.y * np.log(p) + (1 - stages.y) * np.log(1 - p)))
+    """The loss the model minimises at round t over every training row, named: the mean
+    log loss of a classifier, the mean squared residual
+    :math:`\\frac1n \\sum_i (y_i - S_t(x_i))^2` otherwise."""
+    return ("log loss" if stages.probability else "mean squared residual"), float(stages.losses[t])
 
 
 def _add_next_tree(fig: go.Figure, stages: OneFeatureStages, t: int, style: Style) -> None:

@@ -122,7 +122,7 @@ def test_last_round_has_no_next_tree(friedman):
     names = [tr.name for tr in gf.round_figure(stages, stages.n_rounds, Style()).data]
     assert not any(name.startswith("tree") for name in names)
     assert len(names) == 3
-    assert gf.mean_squared_residual(stages, stages.n_rounds) < gf.mean_squared_residual(stages, 0)
+    assert gf.round_loss(stages, stages.n_rounds)[1] < gf.round_loss(stages, 0)[1]
 
 
 def test_loss_curves_match_scikit_learn_and_the_engine_deviance(noisy_moons):
@@ -238,3 +238,16 @@ def test_a_class_is_pictured_with_the_log_loss_the_model_minimises():
     assert gf.round_loss(stages, 0)[1] > loss
     fig = gf.round_figure(stages, 3)
     assert "σ(S" in fig.data[1].name and "log-odds" in fig.data[-1].name
+
+
+def test_drawn_rows_keep_the_losses_and_range_of_every_row(friedman):
+    model, X, y, every = one_feature(friedman)
+    rows = np.arange(0, len(y), 7)
+    some = gf.one_feature_stages(model, X, y, "y", rows=rows)
+    assert some.n_rows == every.n_rows == len(y) and len(some.x) == len(rows)
+    np.testing.assert_array_equal(some.S, every.S[:, rows])
+    np.testing.assert_array_equal(some.pseudo, every.pseudo[:, rows])
+    np.testing.assert_array_equal(some.losses, every.losses)  # over every row, not the drawn
+    np.testing.assert_array_equal(some.edges, every.edges)
+    for t in (0, 5, every.n_rounds):
+        assert every.losses[t] == pytest.approx(np.mean((y - every.S[t]) ** 2), rel=1e-12)
