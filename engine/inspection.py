@@ -350,7 +350,8 @@ def permutation_importance(model, X, y, *, n_repeats: int = 5, random_state=None
     return _importance_frame(getattr(model, "feature_names_in_", [f"x{j}" for j in range(n_features)]), scores)
 
 
-def oob_permutation_importance(forest, X, y, *, random_state=None, n_jobs=None) -> pd.DataFrame:
+def oob_permutation_importance(forest, X, y, *, random_state=None, n_jobs=None,
+                               max_rows: int | None = None) -> pd.DataFrame:
     """Breiman's importance: per tree, OOB score minus OOB score with feature k permuted.
 
     Parameters
@@ -360,6 +361,10 @@ def oob_permutation_importance(forest, X, y, *, random_state=None, n_jobs=None) 
     random_state : int, Generator or None
     n_jobs : int or None
         Worker processes (joblib) sharing the trees; the result does not depend on it.
+    max_rows : int or None
+        At most this many of each tree's OOB rows are scored: a tree with more scores a
+        sample of them drawn without replacement by its own generator (seeded by
+        ``[seed_b, 1]``). None, or a tree with no more, scores every OOB row.
 
     Returns
     -------
@@ -399,11 +404,29 @@ def oob_permutation_importance(forest, X, y, *, random_state=None, n_jobs=None) 
         raise ValueError("X, y must be the rows the forest was fitted on (OOB is per training row).")
     seeds = draw_seeds(random_state, len(forest.estimators_))[:, 0]
     oob = forest.inbag_counts_ == 0
+    if max_rows is not None:
+        oob = _at_most(oob, int(max_rows), seeds)
     edges = _tree_groups(oob.sum(axis=1), X_enc.shape[1])
     tasks = [([m.tree_ for m in forest.estimators_[a:b]], oob[a:b], X_enc, target, seeds[a:b],
               forest._is_classifier) for a, b in zip(edges[:-1], edges[1:], strict=True)]
     drops = np.concatenate(run_parallel(_permutation_drops, tasks, n_jobs))
     return _importance_frame(forest.feature_names_in_, np.ascontiguousarray(drops.T))
+
+
+def _at_most(oob: np.ndarray, max_rows: int, seeds: np.ndarray) -> np.ndarray:
+    """The OOB masks with at most ``max_rows`` rows a tree (a seeded sample of its own)."""
+    if max_rows < 1:
+        raise ValueError(f"max_rows must be at least 1, got {max_rows}.")
+    if not (oob.sum(axis=1) > max_rows).any():
+        return oob
+    kept = np.zeros_like(oob)
+    for b, mask in enumerate(oob):
+        rows = np.flatnonzero(mask)
+        if len(rows) > max_rows:
+            rows = np.sort(np.random.default_rng([int(seeds[b]), 1]).choice(rows, max_rows,
+                                                                              replace=False))
+        kept[b, rows] = True
+    return kept
 
 
 #: (tree, OOB row) pairs × columns of one group of trees walked together in the OOB

@@ -16,6 +16,7 @@ from engine.data import Dataset
 from engine.ensemble import RandomForestClassifier, RandomForestRegressor
 from engine.inspection import oob_permutation_importance, tree_correlation
 from ui.fitting import FIT_JOBS, compute_once, fit_once, is_fitted, prefetch, worker_processes
+from ui.limits import IMPORTANCE_OOB_ROWS
 from ui.tree_controls import tree_features
 from viz import forest_figures as ff
 from viz import tree_figures as tf
@@ -147,7 +148,7 @@ def _importance(forest, dataset: Dataset, params: dict, noise: bool):
         with worker_processes():  # groups of trees on the forest's workers: 0.75 s → 0.5 s
             return oob_permutation_importance(forest, training_rows(dataset, noise),
                                               dataset.y_train, random_state=params["random_state"],
-                                              n_jobs=FIT_JOBS)
+                                              n_jobs=FIT_JOBS, max_rows=IMPORTANCE_OOB_ROWS)
     return ("oob-importance", *cache_key(dataset, params), noise), compute
 
 
@@ -241,10 +242,13 @@ def importance_view(dataset: Dataset, params: dict, style) -> None:
     left.plotly_chart(ff.importance_bars_figure(
         table, title="OOB permutation importance", x_title=f"OOB {drop} drop",
         highlight=NOISE if noise else None, style=style), width="stretch")
+    sampled = int((forest.inbag_counts_ == 0).sum(axis=1).max()) > IMPORTANCE_OOB_ROWS
     st.caption("Permutation (Breiman 2001): for each tree, OOB accuracy minus OOB accuracy with "
                "feature k shuffled among its OOB rows, averaged over the trees; bars show ±1 "
                "standard deviation across trees. Impurity: each tree's share of the total "
-               "impurity decrease made by splits on k, averaged.")
+               "impurity decrease made by splits on k, averaged."
+               + (f" Each tree scores a seeded sample of {IMPORTANCE_OOB_ROWS:,} of its OOB rows."
+                  if sampled else ""))
     if noise:
         rank = {name: int((t["importance_mean"] > t.set_index("feature").loc[NOISE,
                           "importance_mean"]).sum()) + 1 for name, t in

@@ -16,6 +16,8 @@ bound the work of one fit; docs/limits.md states them for users and teachers.
   default instead of n (``max_samples``), and the page says so.
 * Threshold search: above ``BINNED_ABOVE_ROWS`` training rows the tree pages start with
   the binned search (``binning="quantile"``), which a toggle turns back to exact.
+* OOB permutation importance scores at most ``IMPORTANCE_OOB_ROWS`` OOB rows a tree (a
+  seeded sample of each tree's own); the Importance tab says so when it samples.
 
 The work budgets come from bench/README.md: a 100-tree forest on spambase (4,601 rows)
 takes about 14 s of one core, 100 depth-3 gradient-boosting rounds on 20,000 rows about
@@ -37,7 +39,7 @@ import pandas as pd
 from ui.state import MAX_UPLOAD_MB
 
 __all__ = ["MAX_UPLOAD_MB", "MAX_ROWS_HEAVY", "BINNED_ABOVE_ROWS", "DEFAULT_TREE_ROWS",
-           "MAX_TREES", "MAX_ROUNDS", "MAX_WORK", "check_work", "sample_rows", "rows_per_tree",
+           "MAX_TREES", "MAX_ROUNDS", "MAX_WORK", "IMPORTANCE_OOB_ROWS", "check_work", "sample_rows", "rows_per_tree",
            "rows_per_tree_note"]
 
 MAX_ROWS_HEAVY = 200_000
@@ -45,6 +47,10 @@ MAX_ROWS_HEAVY = 200_000
 #: there one exact full-depth tree of 20 numeric features takes about a second of one
 #: core and grows roughly as n^1.2 (bench/README.md, "Binned search").
 BINNED_ABOVE_ROWS = 25_000
+#: OOB rows a tree scores for the permutation importance: each scored row is walked again
+#: for every feature on its path, so the work grows as trees × OOB rows × depth. Spambase's
+#: trees have about 1,700 OOB rows each, all of them scored.
+IMPORTANCE_OOB_ROWS = 2_000
 MAX_TREES = 500
 MAX_ROUNDS = 1_000
 MAX_WORK = {

@@ -60,6 +60,16 @@ def test_a_big_forest_draws_fewer_rows_per_tree_and_says_so():
     assert f"bootstrap sample of {per_tree:,} of the 30,000" in _captions(at)
 
 
+def test_a_big_forest_scores_importance_on_a_sample_of_each_trees_oob_rows():
+    at = run_upload("app_pages/random_forest.py", BIG, "big.csv", target="class",
+                    rf_trees="20", rf_view="Importance")
+    assert_clean(at)
+    assert f"a seeded sample of {limits.IMPORTANCE_OOB_ROWS:,} of its OOB rows" in _captions(at)
+    small = run_app("app_pages/random_forest.py", data="iris", rf_view="Importance")
+    assert_clean(small)
+    assert "seeded sample" not in _captions(small)
+
+
 @pytest.fixture
 def fits(monkeypatch):
     """Counts the fits of AdaBoost and gradient boosting models."""

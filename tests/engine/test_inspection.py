@@ -195,6 +195,17 @@ def test_oob_permutation_importance_does_not_depend_on_how_trees_are_grouped(mon
     pd.testing.assert_frame_equal(together, apart, check_exact=True)
 
 
+def test_oob_permutation_importance_with_room_for_every_oob_row_is_unchanged():
+    X, y = mixed_frame("classifier")
+    forest = RandomForestClassifier(n_estimators=6, random_state=3).fit(X, y)
+    most = int((forest.inbag_counts_ == 0).sum(axis=1).max())
+    pd.testing.assert_frame_equal(oob_permutation_importance(forest, X, y, random_state=2),
+                                  oob_permutation_importance(forest, X, y, random_state=2,
+                                                             max_rows=most), check_exact=True)
+    with pytest.raises(ValueError, match="max_rows"):
+        oob_permutation_importance(forest, X, y, max_rows=0)
+
+
 def test_oob_permutation_importance_of_an_unused_column_is_exactly_zero():
     X, y = two_signals(200, seed=2)
     X[:, 4] = 1.0  # constant: no tree can split on it, shuffling it changes nothing
@@ -204,12 +215,15 @@ def test_oob_permutation_importance_of_an_unused_column_is_exactly_zero():
     assert table.importance_mean.idxmax() == 0
 
 
-@pytest.mark.parametrize("kind", ["classifier", "regressor", "mixed", "complete"])
-def test_oob_permutation_importance_equals_scoring_every_shuffled_copy(kind):
+@pytest.mark.parametrize("kind, max_rows", [("classifier", None), ("regressor", None),
+                                            ("mixed", None), ("complete", None),
+                                            ("classifier", 25), ("mixed", 40)])
+def test_oob_permutation_importance_equals_scoring_every_shuffled_copy(kind, max_rows):
     """Only the (row, column) pairs whose path meets a split on the column are walked
     again; the drops must equal those of walking every shuffled copy in full, with the
     same permutations (one per column per tree, drawn in column order from the tree's
-    own seed). "complete": numeric columns without missing values."""
+    own seed). "complete": numeric columns without missing values. With ``max_rows``,
+    each tree scores that many of its OOB rows, drawn by its generator [seed, 1]."""
     if kind == "complete":
         X, y = numeric_data("classifier", 240, seed=4)
         forest = RandomForestClassifier(n_estimators=8, random_state=1).fit(X, y)
@@ -221,7 +235,7 @@ def test_oob_permutation_importance_equals_scoring_every_shuffled_copy(kind):
         X[np.random.default_rng(0).random(X.shape) < 0.1] = np.nan
         model = RandomForestClassifier if kind == "classifier" else RandomForestRegressor
         forest = model(n_estimators=8, random_state=1).fit(X, y)
-    table = oob_permutation_importance(forest, X, y, random_state=5)
+    table = oob_permutation_importance(forest, X, y, random_state=5, max_rows=max_rows)
     X_enc = forest._encode(X)
     target = np.searchsorted(forest.classes_, y) if kind != "regressor" else np.asarray(y)
     seeds = np.random.default_rng(5).integers(0, np.iinfo(np.int64).max, size=(8, 2))[:, 0]
@@ -235,6 +249,10 @@ def test_oob_permutation_importance_equals_scoring_every_shuffled_copy(kind):
 
     for b, member in enumerate(forest.estimators_):
         rows = np.flatnonzero(forest.inbag_counts_[b] == 0)
+        if max_rows is not None:
+            assert len(rows) > max_rows  # the sample is exercised
+            rows = np.sort(np.random.default_rng([seeds[b], 1]).choice(rows, max_rows,
+                                                                       replace=False))
         X_oob, truth = X_enc[rows], target[rows]
         baseline = score(member.tree_, X_oob, truth)
         rng = np.random.default_rng(seeds[b])  # each tree its own generator
