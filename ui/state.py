@@ -8,11 +8,15 @@ What lives where:
   and Back / Forward restore them.
 * ``st.session_state``: the uploaded file's bytes (never in a global: every session
   has its own) and the per-column overrides made on the Data page.
-* Streamlit caches, keyed by content: parsed samples, parsed uploads (by their bytes)
-  and built datasets. They are bounded so a classroom server's memory stays bounded.
+* Streamlit caches, keyed by content: parsed samples, parsed uploads (by their bytes'
+  digest) and built datasets. They are bounded so a classroom server's memory stays
+  bounded. What is derived from the raw table is keyed by :func:`frame_key` (the sample's
+  name, or the upload's digest and reading), not by hashing the table on every run; a
+  built Dataset is shared, not copied (``st.cache_resource``): nothing changes it.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass
 
@@ -43,9 +47,13 @@ class Upload:
     skip: int = 0        # lines above the table (a title or a count line)
     header: bool = True  # whether the first line read names the columns
 
-    @property
+    @functools.cached_property  # once per upload: the bytes never change
     def digest(self) -> str:
-        return hashlib.sha256(self.content).hexdigest()[:16]
+        return _digest(self.content)
+
+
+def _digest(content: bytes) -> str:
+    return hashlib.sha256(content).hexdigest()[:16]
 
 
 @st.cache_data(max_entries=1, show_spinner=False)
@@ -62,27 +70,48 @@ def sample_frame(name: str) -> pd.DataFrame:
     entry = samples().get(name, {})
     names = entry.get("class_names")
     if names and entry.get("target") in frame.columns:
-        return _renamed(frame, entry["target"], tuple(sorted(names.items())))
+        return _renamed(frame, f"sample:{name}", entry["target"], tuple(sorted(names.items())))
     return frame
 
 
-@st.cache_data(max_entries=16, show_spinner="Reading your file…")
-def parse_upload(content: bytes, skip: int = 0, header: bool = True) -> pd.DataFrame:
+def parse_upload(content: bytes, skip: int = 0, header: bool = True,
+                 digest: str | None = None) -> pd.DataFrame:
     """Parse uploaded bytes (with each date's year, month and weekday beside it); cached
-    by content, so the same file is parsed once."""
-    return with_date_parts(load_csv(content, skip=skip, header=header))
+    by the bytes' ``digest`` (computed when not given), so the same file is parsed once."""
+    return _parsed(content, digest or _digest(content), skip, header)
+
+
+@st.cache_data(max_entries=16, show_spinner="Reading your file…")
+def _parsed(_content: bytes, digest: str, skip: int, header: bool) -> pd.DataFrame:
+    return with_date_parts(load_csv(_content, skip=skip, header=header))
+
+
+def frame_key() -> str:
+    """Names the current raw table (:func:`current_frame`) for the caches derived from
+    it: the sample, or the upload's digest and how it was read."""
+    upload = current_upload()
+    if source() == UPLOAD and upload is not None:
+        return f"upload:{upload.digest}:{upload.skip}:{upload.header}"
+    return f"sample:{source()}"
+
+
+def schema_of(frame: pd.DataFrame) -> pd.DataFrame:
+    """The inferred schema of ``frame``, the current raw table (cached by :func:`frame_key`)."""
+    return _schema(frame, frame_key())
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def schema_of(frame: pd.DataFrame) -> pd.DataFrame:
-    return infer_schema(frame)
+def _schema(_frame: pd.DataFrame, key: str) -> pd.DataFrame:
+    return infer_schema(_frame)
 
 
-@st.cache_data(max_entries=64, show_spinner="Preparing the split…")
-def build_dataset(frame: pd.DataFrame, target: str, features: tuple[str, ...] | None,
-                  kinds: tuple[tuple[str, str], ...], task: str | None, test_size: float,
-                  stratify: bool, seed: int) -> Dataset:
-    return Dataset(frame, target, features=list(features) if features is not None else None,
+@st.cache_resource(max_entries=16, show_spinner="Preparing the split…")
+def build_dataset(_frame: pd.DataFrame, key: str, target: str,
+                  features: tuple[str, ...] | None, kinds: tuple[tuple[str, str], ...],
+                  task: str | None, test_size: float, stratify: bool, seed: int) -> Dataset:
+    """The Dataset of ``_frame`` (named by ``key``: :func:`frame_key` and the class names
+    given), shared by every session that asks for the same one."""
+    return Dataset(_frame, target, features=list(features) if features is not None else None,
                    kinds=dict(kinds) or None, task=task, test_size=test_size,
                    stratify=stratify, random_state=seed)
 
@@ -117,7 +146,8 @@ def current_frame() -> pd.DataFrame | None:
     if name != UPLOAD:
         return sample_frame(name)
     upload = current_upload()
-    return None if upload is None else parse_upload(upload.content, upload.skip, upload.header)
+    return None if upload is None else parse_upload(upload.content, upload.skip, upload.header,
+                                                   upload.digest)
 
 
 def source_key() -> str:
@@ -136,15 +166,15 @@ def target_guess(frame: pd.DataFrame) -> tuple[str, str]:
     entry = samples().get(source(), {})
     if entry.get("target") in frame.columns:
         return entry["target"], "the column its source predicts"
-    return _guess(frame)
+    return _guess(frame, frame_key())
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def _guess(frame: pd.DataFrame) -> tuple[str, str]:
+def _guess(_frame: pd.DataFrame, key: str) -> tuple[str, str]:
     try:
-        return data.guess_target(frame, schema_of(frame))
+        return data.guess_target(_frame, _schema(_frame, key))
     except ValueError:
-        return str(frame.columns[-1]), "no column looks like an outcome; it is the last column"
+        return str(_frame.columns[-1]), "no column looks like an outcome; it is the last column"
 
 
 def offer_classification_target(what: str) -> None:
@@ -175,19 +205,26 @@ def preset() -> dict | None:
 MAX_NAMED_CLASSES = 20
 
 
-def named_classes(frame: pd.DataFrame, target: str) -> pd.DataFrame:
-    """``frame`` with the target's values replaced by the names the user gave them on the
-    Data page ("0" → "died"); the frame itself when none are given."""
+def class_names_given(target: str) -> tuple:
+    """The names the user gave the target's values on the Data page, as sorted
+    (value, name) pairs ("0" → "died"); empty when none are given."""
     names = {v: n for v, n in overrides().get("class_names", {}).get(target, {}).items() if n}
-    return _renamed(frame, target, tuple(sorted(names.items()))) if names else frame
+    return tuple(sorted(names.items()))
+
+
+def named_classes(frame: pd.DataFrame, target: str) -> pd.DataFrame:
+    """``frame`` (the current raw table) with the target's values replaced by the names
+    the user gave them on the Data page; the frame itself when none are given."""
+    names = class_names_given(target)
+    return _renamed(frame, frame_key(), target, names) if names else frame
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
-def _renamed(frame: pd.DataFrame, target: str, names: tuple) -> pd.DataFrame:
-    """A copy of ``frame`` whose target values (as text) are replaced by ``names``
-    ((value, name) pairs); values without a name stay as they are."""
+def _renamed(_frame: pd.DataFrame, key: str, target: str, names: tuple) -> pd.DataFrame:
+    """A copy of ``_frame`` (named by ``key``) whose target values (as text) are replaced
+    by ``names`` ((value, name) pairs); values without a name stay as they are."""
     lookup = dict(names)
-    out = frame.copy()
+    out = _frame.copy()
     out[target] = out[target].map(lambda v: lookup.get(str(v), v))
     return out
 
@@ -220,12 +257,13 @@ def current_dataset() -> Dataset | None:
     features = chosen.get("features") or default_features(frame, target)
     features = tuple(c for c in features if c != target and c in frame.columns)
     kinds = tuple(sorted((chosen.get("kinds") or {}).items()))
+    key = f"{frame_key()} names {class_names_given(target)!r}"
     frame = named_classes(frame, target)
     task = st.session_state.get("task") or None
     if task == "auto":
         task = None
     try:
-        return build_dataset(frame, target, features, kinds, task,
+        return build_dataset(frame, key, target, features, kinds, task,
                              float(st.session_state.get("test", 0.25)),
                              bool(st.session_state.get("strat", True)),
                              int(st.session_state.get("seed", 0)))
