@@ -27,18 +27,37 @@ if not cc.available(dataset)[1:]:
 if not chosen:
     st.info("Choose at least one model above to compare.")
     state.stop()
-entries, failures = cc.fit_all(dataset, chosen, settings)
-for name, why in failures.items():
-    st.error(f"**{name} could not be fitted.** {why} Remove it from the models or change "
-             "the data on the **Data** page.")
+problems = st.container()  # above the tabs, filled once every model has been tried
+views = url.bound(st.tabs, ["Table", "Learning curves", "ROC curves"], key="cmp_view")
+bar_place, table_place = st.container(), None  # the progress bar's place
+if views[0].open:
+    with views[0]:
+        bar_place, table_place = st.container(), st.empty()
+
+
+def show_so_far(entries) -> None:
+    """The table of the models fitted so far, while the next one fits."""
+    with table_place.container():
+        cc.show_table(cc.results(dataset, entries, settings))
+        st.caption(f"{len(entries)} of {len(chosen)} models so far; the others are fitting.")
+
+
+with bar_place:
+    entries, failures = cc.fit_all(dataset, chosen, settings,
+                                   show_so_far if table_place is not None else None)
+if table_place is not None:
+    table_place.empty()
+with problems:
+    for name, why in failures.items():
+        st.error(f"**{name} could not be fitted.** {why} Remove it from the models or change "
+                 "the data on the **Data** page.")
 if not entries:
     state.stop()
 key = cc.cache_key([i for i in chosen if cc.MODELS[i] not in failures], settings)
-views = url.bound(st.tabs, ["Table", "Learning curves", "ROC curves"], key="cmp_view")
 
 with views[0]:
     if views[0].open:
-        table = cc.results(dataset, dataset.content_hash, key, entries)
+        table = cc.results(dataset, entries, settings)
         cc.show_table(table)
         if classify and state.source() == "spambase":
             here = dict(zip(table["model"], 100 * table["test error"], strict=True))

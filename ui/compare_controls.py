@@ -216,8 +216,11 @@ def _params(settings: Settings, model_id: str) -> tuple:
     return ((names[model_id], getattr(settings, names[model_id])),) if model_id in names else ()
 
 
-def fit_all(dataset: Dataset, chosen: list[str], settings: Settings):
-    """Fit (or fetch) every chosen model, with a progress bar "3 of 7 models".
+def fit_all(dataset: Dataset, chosen: list[str], settings: Settings,
+            fitted: Callable[[list[Entry]], None] | None = None):
+    """Fit (or fetch) every chosen model, with a progress bar "3 of 7 models";
+    ``fitted(entries)``, if given, is called with the entries so far after each model,
+    so that a view can show them while the next one fits.
 
     Returns (entries, failures): failures maps a model name to the reason it failed.
     """
@@ -237,6 +240,9 @@ def fit_all(dataset: Dataset, chosen: list[str], settings: Settings):
                                    lambda m=model_id, p=params: _fit(dataset, m, p, report)))
         except ValueError as error:
             failures[name] = str(error)
+            continue
+        if fitted is not None and i + 1 < n:
+            fitted(entries)
     bar.empty()
     return entries, failures
 
@@ -331,10 +337,15 @@ def cache_key(chosen: list[str], settings: Settings) -> tuple:
     return tuple((i, _params(settings, i)) for i in chosen)
 
 
-@st.cache_data(max_entries=16, show_spinner="Scoring the models on the test rows…")
-def results(_dataset: Dataset, content_hash: str, key: tuple, _entries: list[Entry]):
-    """The results table of ``viz.compare_figures.results_table``, cached by the models' key."""
-    return cf.results_table(_entries, _dataset.X_test, _dataset.y_test, _dataset.task)
+def results(dataset: Dataset, entries: list[Entry], settings: Settings) -> pd.DataFrame:
+    """The results table (``viz.compare_figures.results_table``): each model is scored
+    once per (dataset, model, parameters), so the rows shown while the others fit are
+    not scored again."""
+    ids = {name: model_id for model_id, name in MODELS.items()}
+    rows = [_cached(dataset, "row", ids[e.name], _params(settings, ids[e.name]),
+                    lambda e=e: cf.result_row(e, dataset.X_test, dataset.y_test, dataset.task))
+            for e in entries]
+    return pd.DataFrame(rows)
 
 
 @st.cache_data(max_entries=16, show_spinner="Computing the ROC curves…")

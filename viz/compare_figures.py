@@ -76,7 +76,7 @@ def _oob(model, task: str) -> float:
 
 
 def results_table(entries: list[Entry], X_test: pd.DataFrame, y_test, task: str) -> pd.DataFrame:
-    """One row per model: test error, training time, OOB error, trees and leaves.
+    """One row per model (:func:`result_row`), in the order of ``entries``.
 
     Returns
     -------
@@ -85,22 +85,24 @@ def results_table(entries: list[Entry], X_test: pd.DataFrame, y_test, task: str)
     (``OOB R²`` for regression; bagging and forests only, NaN otherwise), ``trees``,
     ``leaves per tree`` (mean over the trees) and ``note``.
     """
-    rows = []
-    for entry in entries:
-        X = X_test[list(entry.columns)]
-        trees, leaves = _size(entry.model)
-        row = {"model": entry.name}
-        if task == "regression":
-            predicted = entry.model.predict(X)
-            row["test MSE"] = mean_squared_error(y_test, predicted)
-            row["test R²"] = r2_score(y_test, predicted)
-        else:
-            row["test error"] = model_error(entry.model, X, y_test, task)
-        oob_name = "OOB R²" if task == "regression" else "OOB error"
-        row.update({"training time (s)": entry.seconds, oob_name: _oob(entry.model, task),
-                    "trees": trees, "leaves per tree": leaves, "note": entry.note})
-        rows.append(row)
-    return pd.DataFrame(rows)
+    return pd.DataFrame([result_row(entry, X_test, y_test, task) for entry in entries])
+
+
+def result_row(entry: Entry, X_test: pd.DataFrame, y_test, task: str) -> dict:
+    """One model's row of :func:`results_table`: it scores the model on the test rows."""
+    X = X_test[list(entry.columns)]
+    trees, leaves = _size(entry.model)
+    row = {"model": entry.name}
+    if task == "regression":
+        predicted = entry.model.predict(X)
+        row["test MSE"] = mean_squared_error(y_test, predicted)
+        row["test R²"] = r2_score(y_test, predicted)
+    else:
+        row["test error"] = model_error(entry.model, X, y_test, task)
+    oob_name = "OOB R²" if task == "regression" else "OOB error"
+    row.update({"training time (s)": entry.seconds, oob_name: _oob(entry.model, task),
+                "trees": trees, "leaves per tree": leaves, "note": entry.note})
+    return row
 
 
 def error_bars_figure(table: pd.DataFrame, task: str, style: Style = Style()) -> go.Figure:

@@ -155,3 +155,24 @@ def test_spambase_table_lands_near_esl():
     assert 2.9 <= error["Random forest"] <= 6.9
     assert error["Random forest"] <= error["Bagging"] < error["Decision tree"]
     assert any("Hastie et al. 2009: 9.3%" in m.value for m in at.markdown)
+
+
+def test_each_model_is_shown_as_soon_as_it_is_fitted_and_scored_once(monkeypatch):
+    """fit_all hands the entries so far to the view after each model but the last; the
+    table then scores each model once, however often it is drawn."""
+    from engine.data import Dataset, load_sample
+    from viz import compare_figures as cf
+
+    dataset = Dataset(load_sample("iris"), "species", random_state=971)  # cached nowhere else
+    chosen, settings = ["nb", "tree", "adaboost"], cc.Settings(n_trees=5, ada_rounds=7,
+                                                              gb_rounds=5)
+    seen, scored = [], []
+    original = cf.result_row
+    monkeypatch.setattr(cf, "result_row", lambda e, *a: scored.append(e.name) or original(e, *a))
+    entries, failures = cc.fit_all(dataset, chosen, settings,
+                                   lambda so_far: seen.append(cc.results(dataset, so_far, settings)))
+    assert not failures
+    assert [list(t["model"]) for t in seen] == [["Naive Bayes"], ["Naive Bayes", "Decision tree"]]
+    final = cc.results(dataset, entries, settings)
+    assert list(final["model"]) == ["Naive Bayes", "Decision tree", "AdaBoost"]
+    assert scored == ["Naive Bayes", "Decision tree", "AdaBoost"]  # each once
