@@ -144,7 +144,8 @@ class BaseBagged(BaseEstimator):
 
     Subclasses provide ``_member(tree_seed)`` (a fresh unfitted member) and
     ``_max_samples_param()``; ``n_estimators``, ``bootstrap``, ``oob_score``, ``n_jobs``
-    and ``random_state`` are parameters of every subclass.
+    and ``random_state`` are parameters of every subclass, ``warm_start`` of those that
+    take it (absent: False).
     """
 
     _is_classifier = True
@@ -152,10 +153,24 @@ class BaseBagged(BaseEstimator):
     def fit(self, X, y, sample_weight=None, *, progress=None):
         """Fit ``n_estimators`` members on bootstrap samples of (X, y).
 
-        ``progress(done, total)``, if given, is called as members finish.
+        ``progress(done, total)``, if given, is called as members finish (``total``
+        counts the members this call fits).
+
+        With ``warm_start=True`` on a fitted ensemble, the members it has are kept and
+        only the missing ones are fitted, on the same (X, y): member b draws its seeds
+        from ``random_state`` as in one fit of all of them, so with an integer
+        ``random_state`` a forest grown in several calls equals the forest grown in one,
+        and its OOB curve is extended, not recomputed.
         """
         data = self._training_data(X, y, sample_weight)
         seeds = draw_seeds(self.random_state, self.n_estimators)
+        kept = self._kept_members()
+        if len(kept) > len(seeds):
+            raise ValueError(f"n_estimators={self.n_estimators} is fewer than the "
+                             f"{len(kept)} members a warm start keeps.")
+        if kept and len(kept) == len(seeds):
+            return self
+        seeds = seeds[len(kept):]
         members = [self._member(int(tree_seed)) for _, tree_seed in seeds]
         boot_seeds = [int(boot_seed) for boot_seed, _ in seeds]
         if isinstance(members[0], _TREES):  # sort the columns once, grow trees in stacks
@@ -180,13 +195,21 @@ class BaseBagged(BaseEstimator):
         else:
             tasks = [(m, data, s) for m, s in zip(members, boot_seeds, strict=True)]
             fitted = run_parallel(_fit_member, tasks, self.n_jobs, progress)
+        fitted = kept + fitted
         self.estimators_ = [member for member, _ in fitted]
         self.inbag_counts_ = np.stack([c for _, c in fitted]).astype(count_dtype(data.n_draw))
         self._stacked_cache = None
         self.feature_importances_ = self._mean_importances()
         if self.oob_score:
-            self._set_oob(data)
+            self._set_oob(data, len(kept))
         return self
+
+    def _kept_members(self) -> list[tuple]:
+        """(member, in-bag counts) of the members a warm start keeps: none unless
+        ``warm_start`` is set and the ensemble is fitted."""
+        if not getattr(self, "warm_start", False) or "inbag_counts_" not in self.__dict__:
+            return []
+        return list(zip(self.estimators_, self.inbag_counts_, strict=True))
 
     @property
     def estimators_samples_(self) -> list[np.ndarray]:
@@ -245,6 +268,7 @@ class BaseBagged(BaseEstimator):
     def __getstate__(self):
         state = dict(self.__dict__)
         state.pop("_stacked_cache", None)  # rebuilt on demand; keeps pickles small
+        state.pop("_oob_sums", None)  # a warm start after unpickling recomputes them
         return state
 
     def _encode(self, X, copy: bool = True) -> np.ndarray:
@@ -270,16 +294,20 @@ class BaseBagged(BaseEstimator):
             return np.stack([m.predict(X) for m in self.estimators_])
         return np.stack([self._aligned_proba(m, X) for m in self.estimators_])
 
-    def output_chunks(self, X, X_enc: np.ndarray | None = None):
+    def output_chunks(self, X, X_enc: np.ndarray | None = None, first: int = 0):
         """Yield ``(lo, outputs)`` for the rows from ``lo`` on: ``outputs`` is what
-        :meth:`member_outputs` gives for those rows. A pass over the chunks holds one
-        chunk's outputs (trees: as many (tree, row) pairs as one walk takes), not every
-        member's on every row."""
+        :meth:`member_outputs` gives for those rows, for the members from ``first`` on.
+        A pass over the chunks holds one chunk's outputs (trees: as many (tree, row)
+        pairs as one walk takes), not every member's on every row."""
         X_enc = self._encode(X) if X_enc is None else X_enc
         if not self._all_trees:
-            yield 0, self.member_outputs(X, X_enc)
+            yield 0, self.member_outputs(X, X_enc)[first:]
             return
-        stacked, values = self._stacked()
+        if first:
+            stacked = stack_trees([m.tree_ for m in self.estimators_[first:]])
+            values = leaf_values(stacked, self._is_classifier)
+        else:
+            stacked, values = self._stacked()
         for lo, leaves in forest_leaves(stacked, X_enc):
             yield lo, np.take(values, leaves, axis=0)
 
@@ -303,10 +331,18 @@ class BaseBagged(BaseEstimator):
 
     # ----------------------------------------------------------------- out of bag
 
-    def _set_oob(self, data: _TrainingData) -> None:
-        curve, total, n_votes = oob_pass(self, self.output_chunks(data.X, data.X_enc),
-                                         data.target)
-        self.oob_error_curve_ = curve
+    def _set_oob(self, data: _TrainingData, n_kept: int = 0) -> None:
+        """OOB estimates of the members; those of the first ``n_kept`` (a warm start's)
+        are carried over from the last fit when it kept their sums."""
+        start = getattr(self, "_oob_sums", None) if n_kept else None
+        if start is None or getattr(self, "oob_error_curve_", np.zeros(0)).shape != (n_kept,):
+            n_kept, start, done = 0, None, np.zeros(0)
+        else:
+            done = self.oob_error_curve_
+        chunks = self.output_chunks(data.X, data.X_enc, first=n_kept)
+        curve, total, n_votes = oob_pass(self, chunks, data.target, start=start, first=n_kept)
+        self._oob_sums = (total, n_votes)
+        self.oob_error_curve_ = np.concatenate([done, curve])
         defined = n_votes > 0
         shape = (-1, 1) if total.ndim == 2 else (-1,)
         average = np.full(total.shape, np.nan)
@@ -334,7 +370,7 @@ def oob_score_of(is_classifier: bool, total: np.ndarray, n_votes: np.ndarray, ta
     return r2_score(target[defined], total[defined] / n_votes[defined])
 
 
-def oob_pass(model, chunks, target):
+def oob_pass(model, chunks, target, start=None, first: int = 0):
     """OOB error after 1..B members in one pass over ``chunks``, the members' outputs a
     chunk of rows at a time (:meth:`BaseBagged.output_chunks`): no array of every
     member's output on every row is ever held.
@@ -344,13 +380,17 @@ def oob_pass(model, chunks, target):
     the summed OOB outputs and ``n_votes`` the number of members each row was OOB for.
     The last point is ``1 − oob_score_of(total, n_votes)`` exactly.
 
+    ``start`` = (total, n_votes) of the members before ``first`` (a warm start's) makes
+    the pass cover the members from ``first`` on, their sums continuing from it in the
+    order one pass over all members would add them.
+
     Every point is a sum over rows, so the chunks add up: a classifier counts, per b,
     the rows with a vote and those whose running sum's argmax is their class; a
     regressor sums, per b, the squared residuals and the first two moments of the
     target over the rows with a vote (the target centred first, so that
     Σy² − (Σy)²/n loses no digits).
     """
-    oob = model.inbag_counts_ == 0
+    oob = model.inbag_counts_[first:] == 0
     n_members, n_rows = oob.shape
     classifier = model._is_classifier
     shift = 0.0 if classifier else float(np.mean(target))
@@ -360,8 +400,12 @@ def oob_pass(model, chunks, target):
     for lo, out in chunks:
         hi = lo + out.shape[1]
         mask, part = oob[:, lo:hi], target[lo:hi]
-        running = np.cumsum(out * mask.reshape(mask.shape + (1,) * (out.ndim - 2)), axis=0)
+        added = out * mask.reshape(mask.shape + (1,) * (out.ndim - 2))
         votes = np.cumsum(mask, axis=0, dtype=np.intp)
+        if start is not None:  # the earlier members' sums first: the same additions
+            added = np.concatenate([start[0][None, lo:hi], added])
+            votes += start[1][lo:hi]
+        running = np.cumsum(added, axis=0)[0 if start is None else 1:]
         defined = votes > 0
         seen += defined.sum(axis=1)
         if classifier:

@@ -75,6 +75,10 @@ _FOREST_PARAMETERS = """
     binning : {"exact", "quantile"}, default="exact"
         Threshold search of every tree (see ``engine.tree``); the quantile bins are cut
         once, on all training rows, and shared by the trees.
+    warm_start : bool, default=False
+        A later ``fit`` on the same data keeps the fitted trees and grows only the
+        ones ``n_estimators`` adds (as scikit-learn's); with an integer
+        ``random_state`` the result equals one fit of them all.
 """
 
 
@@ -164,7 +168,7 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
         self, *, n_estimators=100, criterion="gini", max_depth=None, min_samples_split=2,
         min_samples_leaf=1, max_features="sqrt", max_leaf_nodes=None, min_impurity_decrease=0.0,
         bootstrap=True, oob_score=False, n_jobs=None, random_state=None, max_samples=None,
-        categorical_split="binary", binning="exact",
+        categorical_split="binary", binning="exact", warm_start=False,
     ):
         self.n_estimators = n_estimators
         self.criterion = criterion
@@ -181,6 +185,7 @@ class RandomForestClassifier(ClassifierMixin, _BaseForest):
         self.max_samples = max_samples
         self.categorical_split = categorical_split
         self.binning = binning
+        self.warm_start = warm_start
 
     def predict_proba(self, X) -> np.ndarray:
         """Mean of the trees' class probabilities, shape (n_samples, n_classes)."""
@@ -234,6 +239,7 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
         min_samples_split=2, min_samples_leaf=1, max_features=1 / 3, max_leaf_nodes=None,
         min_impurity_decrease=0.0, bootstrap=True, oob_score=False, n_jobs=None,
         random_state=None, max_samples=None, categorical_split="binary", binning="exact",
+        warm_start=False,
     ):
         self.n_estimators = n_estimators
         self.criterion = criterion
@@ -250,6 +256,7 @@ class RandomForestRegressor(RegressorMixin, _BaseForest):
         self.max_samples = max_samples
         self.categorical_split = categorical_split
         self.binning = binning
+        self.warm_start = warm_start
 
     def predict(self, X) -> np.ndarray:
         """Mean of the trees' predictions, shape (n_samples,)."""

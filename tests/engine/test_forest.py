@@ -65,6 +65,44 @@ def test_same_seed_same_forest_for_any_n_jobs(factory):
     assert not np.array_equal(one.inbag_counts_, different.inbag_counts_)
 
 
+@pytest.mark.parametrize("kind", ["classifier", "regressor"])
+def test_a_warm_started_forest_grown_in_three_calls_equals_one_fit(kind):
+    """Trees, bootstraps, OOB estimates and the OOB curve: the same as one fit of all
+    the trees (the curve continues from the kept sums, in the same order of additions)."""
+    X, y = mixed_frame(kind)
+    cls = RandomForestClassifier if kind == "classifier" else RandomForestRegressor
+    whole = cls(n_estimators=11, oob_score=True, random_state=5).fit(X, y)
+    grown = cls(n_estimators=2, oob_score=True, random_state=5, warm_start=True).fit(X, y)
+    first = grown.estimators_[0]
+    assert grown.oob_error_curve_.shape == (2,)
+    for size in (6, 11):
+        grown.set_params(n_estimators=size).fit(X, y)
+    assert grown.estimators_[0] is first  # kept, not refitted
+    np.testing.assert_array_equal(grown.inbag_counts_, whole.inbag_counts_)
+    for a, b in zip(_tree_arrays(grown), _tree_arrays(whole), strict=True):
+        for name in a:
+            np.testing.assert_array_equal(a[name], b[name], err_msg=name)
+    assert grown.oob_score_ == whole.oob_score_
+    if kind == "classifier":
+        np.testing.assert_array_equal(grown.oob_error_curve_, whole.oob_error_curve_)
+        np.testing.assert_array_equal(grown.oob_decision_function_, whole.oob_decision_function_)
+    else:  # row chunks of other sizes: the squared residuals summed in another grouping
+        np.testing.assert_allclose(grown.oob_error_curve_, whole.oob_error_curve_, rtol=1e-12)
+        np.testing.assert_array_equal(grown.oob_prediction_, whole.oob_prediction_)
+    np.testing.assert_array_equal(grown.predict(X), whole.predict(X))
+
+
+def test_a_warm_start_refuses_fewer_trees_and_keeps_an_equal_count():
+    X, y = mixed_frame("classifier")
+    forest = RandomForestClassifier(n_estimators=4, random_state=0, warm_start=True).fit(X, y)
+    trees = list(forest.estimators_)
+    assert forest.fit(X, y).estimators_ == trees
+    with pytest.raises(ValueError, match="fewer than the 4"):
+        forest.set_params(n_estimators=3).fit(X, y)
+    refit = forest.set_params(warm_start=False, n_estimators=4).fit(X, y)
+    assert all(a is not b for a, b in zip(refit.estimators_, trees, strict=True))
+
+
 def test_inbag_counts_are_a_bootstrap_and_oob_rows_have_count_zero():
     X, y = mixed_frame("classifier")
     forest = RandomForestClassifier(n_estimators=30, oob_score=True, random_state=0).fit(X, y)
