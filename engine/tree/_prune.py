@@ -288,16 +288,83 @@ def _fold_ids(
     return folds
 
 
-def _subtree_error(model, tree, X_valid_encoded: np.ndarray, y_valid: np.ndarray) -> float:
-    """Validation error of ``model`` with its tree replaced by a pruned one.
+def _steps_taken(step_alphas: np.ndarray, alphas: np.ndarray) -> np.ndarray:
+    """How many steps of the sequence ``_collapse_until`` takes for each α: up to the
+    first step whose α is beyond it."""
+    return np.searchsorted(np.maximum.accumulate(step_alphas), alphas, side="right")
 
-    Reads the pruned tree's leaves directly (as ``predict`` does) so the validation
-    rows are encoded once per fold, not once per α.
+
+def _leaf_intervals(tree, step_nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For every node t, the numbers of steps s (``lo[t] <= s <= hi[t]``) after which
+    t is a leaf of the pruned tree; empty (lo > hi) when it never is one.
+
+    With k_t the step that collapses t (−1 for a leaf of the full tree, never for an
+    internal node no step collapses) and A_t the smallest k of t's ancestors, the tree
+    after s steps has t as a leaf exactly when t is collapsed (k_t < s) and none of its
+    ancestors is (s ≤ A_t): the leaves of every pruned tree of the sequence at once.
     """
-    value = tree.value[tree.apply(X_valid_encoded)]
+    n, never = tree.node_count, len(step_nodes) + 1
+    k = np.where(np.asarray(tree.children_left) < 0, -1, never)
+    k[step_nodes[::-1]] = np.arange(len(step_nodes))[::-1]  # the first step wins
+    above = np.full(n, never)
+    for d in range(1, tree.max_depth + 1):  # parents before children: depth by depth
+        at = np.flatnonzero(tree.depth == d)
+        parent = tree.parent[at]
+        above[at] = np.minimum(above[parent], k[parent])
+    return k + 1, np.minimum(above, len(step_nodes))
+
+
+def _path_sums(tree, leaves: np.ndarray, weight_of) -> np.ndarray:
+    """Σ over the rows reaching each node of ``weight_of(rows, node)``: each row is
+    walked up from its leaf (``leaves``) to the root, one level at a time."""
+    total = np.zeros(tree.node_count)
+    rows, node = np.arange(len(leaves)), np.asarray(leaves)
+    while len(rows):
+        total += np.bincount(node, weights=weight_of(rows, node), minlength=tree.node_count)
+        node = tree.parent[node]
+        keep = node >= 0
+        rows, node = rows[keep], node[keep]
+    return total
+
+
+def _errors_along_path(model, step_alphas, step_nodes, alphas, X_valid_encoded,
+                       y_valid) -> np.ndarray:
+    """Validation error of ``model``'s tree pruned at each α of ``alphas``, as
+    ``_collapse_until`` prunes it: misclassification rate or mean squared error.
+
+    The validation rows are walked once through the full tree. A row's leaf in a
+    pruned tree is the node of its path that is a leaf there (:func:`_leaf_intervals`),
+    so each node's share of the error (its rows, scored by its own value) is summed
+    once, and each α adds up the shares of its tree's leaves. A classifier's error
+    counts rows, exactly as scoring each pruned tree would.
+    """
+    tree = model.tree_
+    leaves = tree.apply(X_valid_encoded)
     if getattr(model, "_estimator_type", None) == "classifier":
-        return float(np.mean(model.classes_[plurality(value)] != y_valid))
-    return float(np.mean((np.asarray(y_valid, dtype=np.float64) - value[:, 0]) ** 2))
+        predicted = plurality(tree.value)
+        truth = pd.Index(model.classes_).get_indexer(np.asarray(y_valid))
+        share = _path_sums(tree, leaves, lambda rows, node: truth[rows] != predicted[node])
+        share = np.rint(share).astype(np.int64)  # counts of rows
+    else:
+        target, fitted = np.asarray(y_valid, dtype=np.float64), tree.value[:, 0]
+        share = _path_sums(tree, leaves, lambda rows, node: (target[rows] - fitted[node]) ** 2)
+    lo, hi = _leaf_intervals(tree, step_nodes)
+    is_leaf = lo <= hi
+    by_steps = np.zeros(len(step_nodes) + 2, dtype=share.dtype)
+    np.add.at(by_steps, lo[is_leaf], share[is_leaf])
+    np.add.at(by_steps, hi[is_leaf] + 1, -share[is_leaf])
+    error = np.cumsum(by_steps)[_steps_taken(step_alphas, alphas)]
+    return error / len(leaves)
+
+
+def _leaf_counts(tree, step_alphas, step_nodes, alphas) -> np.ndarray:
+    """Leaves of ``tree`` pruned at each α of ``alphas`` (as ``_collapse_until`` does)."""
+    lo, hi = _leaf_intervals(tree, step_nodes)
+    is_leaf = lo <= hi
+    by_steps = np.zeros(len(step_nodes) + 2, dtype=np.int64)
+    np.add.at(by_steps, lo[is_leaf], 1)
+    np.add.at(by_steps, hi[is_leaf] + 1, -1)
+    return np.cumsum(by_steps)[_steps_taken(step_alphas, alphas)]
 
 
 def _rows(X, index: np.ndarray):
@@ -331,7 +398,8 @@ def choose_ccp_alpha_cv(estimator, X, y, cv: int = 5, random_state: int | None =
     Notes
     -----
     Every fold grows one full tree and prunes it at each α of the whole-data path,
-    as ESL §9.2.2 describes, instead of refitting once per α.
+    as ESL §9.2.2 describes, instead of refitting once per α; the validation rows
+    are walked once per fold, not once per α (:func:`_errors_along_path`).
     """
     full = clone(estimator).set_params(ccp_alpha=0.0).fit(X, y)
     full_sequence = _prune_sequence(full.tree_)
@@ -345,14 +413,12 @@ def choose_ccp_alpha_cv(estimator, X, y, cv: int = 5, random_state: int | None =
         train, valid = np.flatnonzero(folds != k), np.flatnonzero(folds == k)
         model = clone(estimator).set_params(ccp_alpha=0.0).fit(_rows(X, train), y_array[train])
         X_valid, y_valid = model.encoder_.transform(_rows(X, valid)), y_array[valid]
-        sequence = _prune_sequence(model.tree_)
-        for j, alpha in enumerate(alphas):
-            pruned = _collapse_until(model.tree_, *sequence, alpha)
-            errors[k, j] = _subtree_error(model, pruned, X_valid, y_valid)
+        errors[k] = _errors_along_path(model, *_prune_sequence(model.tree_), alphas, X_valid,
+                                       y_valid)
     table = pd.DataFrame(
         {
             "alpha": alphas,
-            "n_leaves": [_collapse_until(full.tree_, *full_sequence, a).n_leaves for a in alphas],
+            "n_leaves": _leaf_counts(full.tree_, *full_sequence, alphas),
             "cv_error": errors.mean(axis=0),
             "cv_error_std": errors.std(axis=0),
         }

@@ -20,7 +20,7 @@ from engine.tree._prune import (
     prune_ccp,
     prune_chi2,
 )
-from engine.tree._tree import Tree
+from engine.tree._tree import Tree, plurality
 
 
 def hand_tree(children: dict[int, list[int]], value: list[list[float]]) -> Tree:
@@ -346,6 +346,49 @@ def test_choose_ccp_alpha_cv_equals_refitting_each_alpha():
     assert (
         best == table.loc[np.isclose(table["cv_error"], lowest, rtol=0, atol=1e-12), "alpha"].max()
     )
+
+
+@pytest.mark.parametrize("kind", ["classifier", "regressor", "mixed", "multiway"])
+def test_errors_along_the_path_equal_pruning_and_scoring_each_alpha(kind):
+    """One walk of the validation rows gives, for every α, the error of the tree pruned
+    at that α and scored in full (counts exactly; squared errors to rounding)."""
+    from engine.tree import DecisionTreeRegressor
+    from engine.tree._prune import (
+        _collapse_until,
+        _errors_along_path,
+        _leaf_counts,
+        _prune_sequence,
+    )
+    from tests.engine.test_estimator_checks import mixed_frame, numeric_data
+
+    if kind in ("mixed", "multiway"):
+        X, y = mixed_frame("classifier")
+        params = {"categorical_split": "multiway"} if kind == "multiway" else {}
+        model = DecisionTreeClassifier(random_state=0, **params)
+    else:
+        X, y = numeric_data(kind, 400, seed=7)
+        X[np.random.default_rng(1).random(X.shape) < 0.05] = np.nan
+        model = (DecisionTreeClassifier if kind == "classifier" else DecisionTreeRegressor)(
+            random_state=0)
+    half = len(y) // 2
+    rows = (lambda a: a.iloc[:half], lambda a: a.iloc[half:]) if hasattr(X, "iloc") else \
+        (lambda a: a[:half], lambda a: a[half:])
+    y = np.asarray(y)
+    model.fit(rows[0](X), y[:half])
+    X_valid, y_valid = model.encoder_.transform(rows[1](X)), y[half:]
+    sequence = _prune_sequence(model.tree_)
+    assert len(sequence[0]) > 5
+    alphas = np.unique(np.r_[0.0, sequence[0], sequence[0] * 1.5, 1e9])
+    found = _errors_along_path(model, *sequence, alphas, X_valid, y_valid)
+    leaves = _leaf_counts(model.tree_, *sequence, alphas)
+    for j, alpha in enumerate(alphas):
+        pruned = _collapse_until(model.tree_, *sequence, alpha)
+        value = pruned.value[pruned.apply(X_valid)]
+        assert leaves[j] == pruned.n_leaves
+        if kind == "regressor":
+            assert found[j] == pytest.approx(np.mean((y_valid - value[:, 0]) ** 2), rel=1e-12)
+        else:
+            assert found[j] == np.mean(model.classes_[plurality(value)] != y_valid)
 
 
 def test_folds_are_stratified():
