@@ -29,6 +29,7 @@ from engine.ensemble import (
 from engine.tree import DecisionTreeClassifier, DecisionTreeRegressor
 from engine.tree._prune import choose_ccp_alpha_cv
 from ui import nb_controls
+from ui.fitting import FIT_JOBS, worker_processes
 from ui.tree_controls import tree_features
 from viz import compare_figures as cf
 from viz.compare_figures import Entry, model_error
@@ -116,15 +117,16 @@ def estimator(model_id: str, task: str, settings: Settings, seed: int, texts=(),
         return tree(random_state=seed, binning=binning)
     if model_id == "bagging" and regress:  # a forest that sees all p features is bagging
         return RandomForestRegressor(n_estimators=B, max_features=1.0, oob_score=True,
-                                     random_state=seed, binning=binning, max_samples=per_tree)
+                                     random_state=seed, binning=binning, max_samples=per_tree,
+                                     n_jobs=FIT_JOBS)
     if model_id == "bagging":
         return BaggingClassifier(estimator=DecisionTreeClassifier(binning=binning), n_estimators=B,
                                  oob_score=True, random_state=seed,
-                                 max_samples=per_tree or 1.0)
+                                 max_samples=per_tree or 1.0, n_jobs=FIT_JOBS)
     if model_id == "forest":
         forest = RandomForestRegressor if regress else RandomForestClassifier
         return forest(n_estimators=B, oob_score=True, random_state=seed, binning=binning,
-                      max_samples=per_tree)
+                      max_samples=per_tree, n_jobs=FIT_JOBS)
     if model_id == "adaboost":
         return AdaBoostClassifier(estimator=DecisionTreeClassifier(max_depth=1, binning=binning),
                                   n_estimators=settings.ada_rounds, random_state=seed)
@@ -170,10 +172,11 @@ def train(model, model_id: str, X: pd.DataFrame, y: pd.Series,
             note = f"α = {alpha:.3g} ({folds}-fold CV)"
         else:
             note = "too few rows to cross-validate: not pruned"
-    if progress is not None and model_id in ("bagging", "forest", "adaboost", "gboost"):
-        model.fit(X, y, progress=progress)
-    else:
-        model.fit(X, y)
+    with worker_processes():  # bagging's and the forest's trees on the server's workers
+        if progress is not None and model_id in ("bagging", "forest", "adaboost", "gboost"):
+            model.fit(X, y, progress=progress)
+        else:
+            model.fit(X, y)
     return model, time.perf_counter() - start, note
 
 
