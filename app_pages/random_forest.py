@@ -57,9 +57,19 @@ if views[0].open:
             # meanwhile instead of after the fit.
             curve_place.plotly_chart(ff.oob_curve_figure({}, error_label=error_label, style=style,
                                                          growing=B), width="stretch")
+
+
+def draw_growing(partial) -> None:
+    """The OOB curve of the trees grown so far, while the others grow."""
+    curve_place.plotly_chart(ff.oob_curve_figure(
+        {"random forest" if m < p else "bagging": ff.error_curve(partial, None, None)},
+        error_label=error_label, style=style, growing=B), width="stretch")
+
+
 with bar_place:
     try:
-        forest = fc.fit_forest(dataset, params)
+        forest = fc.fit_forest(dataset, params, grown=draw_growing
+                               if views[0].open and params["bootstrap"] else None)
     except ValueError as error:
         if views[0].open:
             curve_place.empty()

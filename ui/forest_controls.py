@@ -121,13 +121,43 @@ def is_grown(dataset: Dataset, params: dict, *, noise: bool = False) -> bool:
     return is_fitted(_forest_key(dataset, params, noise))
 
 
-def fit_forest(dataset: Dataset, params: dict, *, noise: bool = False, what: str = "trees"):
+#: A forest with more (rows per tree × trees) than this grows in waves (:func:`waves`),
+#: so that its first trees' OOB curve is drawn while the others grow.
+WAVES_ABOVE = 500_000
+
+
+def waves(n_estimators: int, rows_per_tree: int) -> list[int]:
+    """The forest's size after each wave of its growth: one wave for a small forest;
+    else a tenth of the trees (at least four), half of them, all of them.
+
+    >>> waves(100, 3_450), waves(100, 10_000), waves(12, 50_000)
+    ([100], [10, 50, 100], [4, 6, 12])
+    """
+    if n_estimators < 8 or n_estimators * rows_per_tree <= WAVES_ABOVE:
+        return [n_estimators]
+    return sorted({max(4, n_estimators // 10), n_estimators // 2, n_estimators})
+
+
+def fit_forest(dataset: Dataset, params: dict, *, noise: bool = False, what: str = "trees",
+               grown=None):
     """The fitted forest, fitted once per server and shared; a progress bar while it
-    grows. Raises ValueError."""
+    grows. A large forest grows in :func:`waves` (each tree as in one fit: the same
+    forest), and ``grown(forest)``, if given, is called after each wave but the last
+    with the forest so far. Raises ValueError."""
     def fit(progress):
-        forest = _estimator(dataset.task, params)
+        X, y = training_rows(dataset, noise), dataset.y_train
+        B = params["n_estimators"]
+        sizes = waves(B, params.get("max_samples") or len(y))
+        forest = _estimator(dataset.task, {**params, "n_estimators": sizes[0],
+                                           "warm_start": len(sizes) > 1})
         with worker_processes():
-            return forest.fit(training_rows(dataset, noise), dataset.y_train, progress=progress)
+            for size in sizes:
+                before = len(getattr(forest, "estimators_", []))
+                forest.set_params(n_estimators=size).fit(
+                    X, y, progress=lambda done, total, before=before: progress(before + done, B))
+                if grown is not None and size < B:
+                    grown(forest)
+        return forest.set_params(warm_start=False)
     return fit_once(_forest_key(dataset, params, noise), fit, f"Growing {what}")
 
 

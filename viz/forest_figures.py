@@ -38,8 +38,13 @@ def error_curve(forest, X_test, y_test) -> pd.DataFrame:
     the misclassification rate, regressors 1 − R² (for the test rows, the mean squared
     error divided by the variance of ``y_test``), so both curves share one axis.
     Both come from one pass over the trees' stacked outputs (running sums), not B
-    predictions.
+    predictions. ``X_test`` None leaves the test column NaN (a forest still growing
+    shows its OOB curve, which its fit has computed already).
     """
+    if X_test is None:
+        oob = np.asarray(getattr(forest, "oob_error_curve_", []), dtype=float)
+        return pd.DataFrame({"n_trees": np.arange(1, len(oob) + 1), "oob": oob,
+                             "test": np.full(len(oob), np.nan)})
     test = staged_error_curve(forest, X_test, y_test)
     if getattr(forest, "_estimator_type", None) != "classifier":
         spread = float(np.var(np.asarray(y_test, dtype=float)))
@@ -54,12 +59,14 @@ def oob_curve_figure(curves: dict[str, pd.DataFrame], *, error_label: str,
     """OOB error (solid) and test error (dashed) against the number of trees.
 
     ``curves`` maps a model's name ("random forest", "bagging") to its
-    :func:`error_curve`; each model has its own colour. With no curves and
-    ``growing`` = B, the empty axes (1 to B trees) say that B trees are growing.
+    :func:`error_curve`; each model has its own colour. With ``growing`` = B the x
+    axis spans 0 to B while the trees grow: empty axes say that B trees are growing,
+    and the curve of the first trees is drawn on them.
     """
     fig = go.Figure()
-    if growing is not None and not curves:
+    if growing is not None:
         fig.update_xaxes(range=[0, growing])
+    if growing is not None and not curves:
         fig.update_yaxes(showticklabels=False)
         fig.add_annotation(text=f"Growing {growing} trees…", showarrow=False,
                            xref="paper", yref="paper", x=0.5, y=0.5)

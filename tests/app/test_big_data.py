@@ -161,3 +161,22 @@ def test_the_round_figure_draws_the_rows_asked_for_sized_against_every_row():
     drawn, all_sizes = sizes(some), sizes(every)
     assert len(drawn) == len(rows)
     assert all(all_sizes[point] == size for point, size in drawn.items())
+
+
+def test_a_large_forest_grows_in_waves_and_equals_one_fit():
+    from ui import forest_controls as fc
+
+    dataset = Dataset(_table(8_000), "class", test_size=0.25, random_state=972)
+    params = {"n_estimators": 100, "max_features": 2, "max_depth": None, "min_samples_leaf": 1,
+              "bootstrap": True, "oob_score": True, "random_state": 0, "n_jobs": 1,
+              "max_samples": None, "binning": "exact"}
+    assert fc.waves(100, 6_000) == [10, 50, 100]
+    seen = []
+    forest = fc.fit_forest(dataset, params, grown=lambda f: seen.append(
+        fc.ff.error_curve(f, None, None)))
+    assert [len(curve) for curve in seen] == [10, 50]
+    assert seen[0]["test"].isna().all()
+    whole = fc._estimator(dataset.task, params).fit(fc.training_rows(dataset), dataset.y_train)
+    np.testing.assert_array_equal(forest.oob_error_curve_, whole.oob_error_curve_)
+    np.testing.assert_array_equal(seen[1]["oob"], whole.oob_error_curve_[:50])
+    assert forest.get_params()["warm_start"] is False
