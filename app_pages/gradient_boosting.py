@@ -82,7 +82,7 @@ with views[2]:
             st.plotly_chart(gf.permutation_figure(table, style), width="stretch")
             st.caption(f"Bars: mean drop of the test {'accuracy' if classify else 'R²'} over "
                        f"{gc.n_repeats(dataset)} shuffles of the column; whiskers ± one "
-                       "standard deviation.")
+                       "standard deviation." + gc.permutation_note(dataset))
 
 with views[3]:
     if views[3].open and not classify:
@@ -116,4 +116,6 @@ with views[4]:
                        f"{mean_squared_error(y_test, predicted):.4g}")
             st.plotly_chart(gf.prediction_figure(y_test, predicted, style), width="stretch")
 
+if views[0].open or views[1].open:  # after the view is drawn: the other tabs' model
+    gc.prefetch_model(dataset, model_key)
 take_home(full_model, dataset, features, "gb")

@@ -145,3 +145,11 @@ def prefetch(key: tuple, compute: Callable[[], Any]) -> bool:
             _BACKGROUND_FREE.release()
     _BACKGROUND.submit(run)
     return True
+
+
+def prefetch_idle(timeout: float | None = None) -> bool:
+    """Wait until no prefetch is running: True, or False after ``timeout`` seconds."""
+    if not _BACKGROUND_FREE.acquire(timeout=timeout):
+        return False
+    _BACKGROUND_FREE.release()
+    return True

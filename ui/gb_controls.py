@@ -15,7 +15,8 @@ import streamlit as st
 from engine.data import Dataset
 from engine.ensemble import GradientBoostingClassifier, GradientBoostingRegressor
 from engine.inspection import permutation_importance
-from ui.fitting import fit_once
+from ui.fitting import fit_once, prefetch
+from ui.limits import PERMUTATION_ROWS
 from ui.stepper import stepped
 from ui.tree_controls import tree_features
 from viz import gb_figures as gf
@@ -92,14 +93,26 @@ def _estimator(task: str, params: dict):
     return cls(**params)
 
 
+def _model_fit(dataset: Dataset, params: tuple):
+    """The key and the fit (given a progress callback) of the model on every feature."""
+    def fit(progress):
+        X = dataset.X_train[features(dataset)]
+        return _estimator(dataset.task, dict(params)).fit(X, dataset.y_train, progress=progress)
+    return ("gradient_boosting", dataset.content_hash, params), fit
+
+
 def fit_model(dataset: Dataset, params: tuple, text: str = "Boosting: rounds done"):
     """The model on every tree-usable feature, fitted once per (dataset hash, parameters)
     and shared; a miss fits with a progress bar. Raises ValueError when it cannot be fitted.
     """
-    def fit(progress):
-        X = dataset.X_train[features(dataset)]
-        return _estimator(dataset.task, dict(params)).fit(X, dataset.y_train, progress=progress)
-    return fit_once(("gradient_boosting", dataset.content_hash, params), fit, text.rstrip(":"))
+    return fit_once(*_model_fit(dataset, params), text.rstrip(":"))
+
+
+def prefetch_model(dataset: Dataset, params: tuple) -> None:
+    """Start fitting the model on every feature in the background (the round view uses
+    a one-feature model of its own), so that the tabs that need it open at once."""
+    key, fit = _model_fit(dataset, params)
+    prefetch(key, lambda: fit(lambda done, total: None))
 
 
 def one_feature_data(dataset: Dataset, feature: str, positive) -> tuple[pd.DataFrame, np.ndarray]:
@@ -152,6 +165,13 @@ def loss_curve(_model, _dataset: Dataset, content_hash: str, params: tuple) -> p
     return gf.loss_curves(_model, X_train, _dataset.y_train, X_test, _dataset.y_test)
 
 
+def permutation_note(dataset: Dataset) -> str:
+    """Which test rows the permutation importance shuffles: all, or how many of them."""
+    n = len(dataset.y_test)
+    return (f" On a seeded sample of {PERMUTATION_ROWS:,} of the {n:,} test rows, with each "
+            "class's share." if n > PERMUTATION_ROWS else "")
+
+
 def n_repeats(dataset: Dataset) -> int:
     """Shuffles per column: 5, or 3 with many columns (each one predicts the test rows)."""
     return 5 if len(features(dataset)) <= 20 else 3
@@ -161,10 +181,11 @@ def n_repeats(dataset: Dataset) -> int:
 def permutation(_model, _dataset: Dataset, content_hash: str, params: tuple) -> pd.DataFrame:
     """Permutation importance of the model on the test rows."""
     columns = features(_dataset)
-    X_test = _dataset.X_test[columns]
+    rows = dc.drawn_rows(_dataset, _dataset.y_test, PERMUTATION_ROWS)
+    X_test = _dataset.X_test[columns].iloc[rows]
     if all(_dataset.feature_kinds.get(c) == "numeric" for c in columns):
         X_test = X_test.to_numpy(dtype=float)  # the encoder's fast path: ~3x quicker here
-    return permutation_importance(_model, X_test, _dataset.y_test,
+    return permutation_importance(_model, X_test, _dataset.y_test.iloc[rows],
                                   n_repeats=n_repeats(_dataset),
                                   random_state=dict(params)["random_state"])
 

@@ -18,6 +18,8 @@ bound the work of one fit; docs/limits.md states them for users and teachers.
   the binned search (``binning="quantile"``), which a toggle turns back to exact.
 * OOB permutation importance scores at most ``IMPORTANCE_OOB_ROWS`` OOB rows a tree (a
   seeded sample of each tree's own); the Importance tab says so when it samples.
+  Gradient boosting's permutation importance shuffles at most ``PERMUTATION_ROWS`` test
+  rows (a seeded sample with each class's share).
 
 The work budgets come from bench/README.md: a 100-tree forest on spambase (4,601 rows)
 takes about 14 s of one core, 100 depth-3 gradient-boosting rounds on 20,000 rows about
@@ -39,7 +41,8 @@ import pandas as pd
 from ui.state import MAX_UPLOAD_MB
 
 __all__ = ["MAX_UPLOAD_MB", "MAX_ROWS_HEAVY", "BINNED_ABOVE_ROWS", "DEFAULT_TREE_ROWS",
-           "MAX_TREES", "MAX_ROUNDS", "MAX_WORK", "IMPORTANCE_OOB_ROWS", "check_work", "sample_rows", "rows_per_tree",
+           "MAX_TREES", "MAX_ROUNDS", "MAX_WORK", "IMPORTANCE_OOB_ROWS", "PERMUTATION_ROWS",
+           "check_work", "sample_rows", "rows_per_tree",
            "rows_per_tree_note"]
 
 MAX_ROWS_HEAVY = 200_000
@@ -51,6 +54,9 @@ BINNED_ABOVE_ROWS = 25_000
 #: for every feature on its path, so the work grows as trees × OOB rows × depth. Spambase's
 #: trees have about 1,700 OOB rows each, all of them scored.
 IMPORTANCE_OOB_ROWS = 2_000
+#: Test rows a permutation importance shuffles: each column is shuffled several times
+#: and every shuffled copy predicted by the whole model.
+PERMUTATION_ROWS = 5_000
 MAX_TREES = 500
 MAX_ROUNDS = 1_000
 MAX_WORK = {

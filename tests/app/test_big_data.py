@@ -13,7 +13,7 @@ from engine.ensemble import AdaBoostClassifier, GradientBoostingClassifier
 from tests.app.test_gradient_boosting_page import values
 from tests.app.test_hostile_uploads import csv, run_upload
 from tests.app.test_pages import assert_clean, run_app
-from ui import data_controls, limits
+from ui import data_controls, fitting, limits
 
 
 def _table(n_rows: int, seed: int = 0) -> pd.DataFrame:
@@ -70,6 +70,27 @@ def test_a_big_forest_scores_importance_on_a_sample_of_each_trees_oob_rows():
     assert "seeded sample" not in _captions(small)
 
 
+def test_big_boosting_shuffles_a_sample_of_the_test_rows_and_says_so():
+    at = run_upload("app_pages/gradient_boosting.py", BIG, "big.csv", target="class",
+                    gb_rounds="10", gb_view="Importance", gb_perm="true")
+    assert_clean(at)
+    assert f"seeded sample of {limits.PERMUTATION_ROWS:,} of the 10,000 test rows" in _captions(at)
+    shuffled = at.get("plotly_chart")
+    assert len(shuffled) == 2  # impurity and permutation importance
+
+
+def test_the_boosting_model_is_fitted_ahead_while_the_round_view_is_read(fits):
+    at = run_app("app_pages/gradient_boosting.py", data="two_moons", gb_rounds="9", seed="915")
+    assert_clean(at)
+    assert fitting.prefetch_idle(timeout=30)
+    fitted = fits["boosting"]
+    assert fitted >= 2  # the round view's one-feature model and, ahead, the full model
+    at.query_params["gb_view"] = "Importance"
+    at.switch_page("app_pages/gradient_boosting.py").run()
+    assert_clean(at)
+    assert fits["boosting"] == fitted  # the tab took the prefetched model
+
+
 @pytest.fixture
 def fits(monkeypatch):
     """Counts the fits of AdaBoost and gradient boosting models."""
@@ -102,6 +123,7 @@ def test_a_gradient_boosting_step_reuses_the_fitted_model(fits):
     at = run_app("app_pages/gradient_boosting.py", data="two_moons", gb_rounds="12",
                  seed="914")
     assert_clean(at)
+    assert fitting.prefetch_idle(timeout=30)  # the other tabs' model, fitted ahead
     fitted = fits["boosting"]
     assert fitted >= 1
     at.button(key="gb_round_fwd").click().run()
