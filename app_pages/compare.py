@@ -71,9 +71,15 @@ with views[0]:
 
 with views[1]:
     if views[1].open:
-        curves = cc.learning_curves(dataset, chosen, entries, settings)
         error_name = "test / training error" if classify else "mean squared error"
-        st.plotly_chart(cf.learning_curve_figure(curves, error_name, style), width="stretch")
+        bar_place, curve_place = st.container(), st.empty()
+        with bar_place:
+            curves = cc.learning_curves(
+                dataset, chosen, entries, settings,
+                lambda so_far: curve_place.plotly_chart(
+                    cf.learning_curve_figure(so_far, error_name, style), width="stretch"))
+        curve_place.plotly_chart(cf.learning_curve_figure(curves, error_name, style),
+                                 width="stretch")
         st.caption("Each point refits the model on the first n training rows (class shares "
                    "kept, same seed) and scores it on those rows (dashed) and on the test "
                    "rows (solid). A gap between the two that does not close is variance.")

@@ -303,8 +303,11 @@ def _error(model, X, y, task: str) -> float:
 
 
 def learning_curves(dataset: Dataset, chosen: list[str], entries: list[Entry],
-                    settings: Settings) -> pd.DataFrame:
-    """Every chosen model's curve, with a progress bar (models × sizes done)."""
+                    settings: Settings,
+                    drawn: Callable[[pd.DataFrame], None] | None = None) -> pd.DataFrame:
+    """Every chosen model's curve, with a progress bar (models × sizes done);
+    ``drawn(curves)``, if given, is called with the curves so far after each model but
+    the last, so that a view can show them while the next ones are computed."""
     bar = st.progress(0.0, text="Learning curves…")
     by_name = {e.name: e for e in entries}
     fitted = [i for i in chosen if MODELS[i] in by_name]
@@ -327,6 +330,8 @@ def learning_curves(dataset: Dataset, chosen: list[str], entries: list[Entry],
         params = _params(settings, model_id)
         frames.append(_cached(dataset, "curve", model_id, params,
                               lambda m=model_id, p=params, e=entry: _curve(dataset, m, p, e, report)))
+        if drawn is not None and m + 1 < len(fitted):
+            drawn(pd.concat(frames, ignore_index=True))
     bar.empty()
     if skipped:
         st.caption(f"Not drawn: {', '.join(skipped)}. Refitting at every size would exceed "

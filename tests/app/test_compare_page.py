@@ -176,3 +176,17 @@ def test_each_model_is_shown_as_soon_as_it_is_fitted_and_scored_once(monkeypatch
     final = cc.results(dataset, entries, settings)
     assert list(final["model"]) == ["Naive Bayes", "Decision tree", "AdaBoost"]
     assert scored == ["Naive Bayes", "Decision tree", "AdaBoost"]  # each once
+
+
+def test_learning_curves_are_handed_over_model_by_model():
+    from engine.data import Dataset, load_sample
+
+    dataset = Dataset(load_sample("iris"), "species", random_state=973)
+    chosen, settings = ["nb", "tree", "adaboost"], cc.Settings(n_trees=5, ada_rounds=7,
+                                                              gb_rounds=5)
+    entries, _ = cc.fit_all(dataset, chosen, settings)
+    seen = []
+    curves = cc.learning_curves(dataset, chosen, entries, settings, seen.append)
+    assert [sorted(set(c["model"])) for c in seen] == [["Naive Bayes"],
+                                                       ["Decision tree", "Naive Bayes"]]
+    pd.testing.assert_frame_equal(seen[-1], curves[curves["model"] != "AdaBoost"])
