@@ -3,7 +3,7 @@
 ``DecisionTreeClassifier`` / ``DecisionTreeRegressor`` are the estimators; a fitted
 one keeps a :class:`Tree` of flat arrays in ``tree_`` that everything downstream reads.
 """
-from ._classes import DecisionTreeClassifier, DecisionTreeRegressor, PruningPath
+from ._classes import DecisionTreeClassifier, DecisionTreeRegressor, PruningPath, cut_to_depth
 from ._quantile import BINNINGS, DEFAULT_MAX_BINS
 from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree
 
@@ -16,4 +16,5 @@ __all__ = [
     "TREE_LEAF",
     "TREE_UNDEFINED",
     "Tree",
+    "cut_to_depth",
 ]

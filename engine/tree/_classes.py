@@ -444,6 +444,39 @@ class DecisionTreeRegressor(RegressorMixin, _BaseDecisionTree):
         return self.tree_.value[leaves, 0]
 
 
+def cut_to_depth(model, max_depth: int):
+    """A copy of the fitted tree ``model`` whose nodes at depth ``max_depth`` are leaves:
+    the tree that fitting it with ``max_depth`` set would grow, without growing it.
+
+    Growth is greedy and level by level, so no split above a depth depends on what is
+    grown below it (features drawn for a node included: deeper levels draw after).
+    That holds for a model grown without ``max_leaf_nodes`` (best-first growth) and
+    without pruning (which looks at the whole grown tree); others raise ValueError,
+    as does a ``max_depth`` beyond the model's own limit.
+
+    >>> X = np.arange(16.0).reshape(-1, 1); y = [0, 1] * 4 + [1, 0] * 4
+    >>> deep = DecisionTreeClassifier().fit(X, y)
+    >>> cut = cut_to_depth(deep, 2)
+    >>> cut.get_depth(), cut.tree_.node_count == DecisionTreeClassifier(max_depth=2).fit(X, y).tree_.node_count
+    (2, True)
+    """
+    import copy
+
+    model._check_is_fitted()
+    if model.max_leaf_nodes is not None or model.ccp_alpha > 0 or model.chi2_alpha is not None:
+        raise ValueError("Only a tree grown without max_leaf_nodes and without pruning can be "
+                         "cut to a depth.")
+    if max_depth < 1 or (model.max_depth is not None and max_depth > model.max_depth):
+        raise ValueError(f"max_depth must be between 1 and the model's own "
+                         f"({model.max_depth}), got {max_depth}.")
+    tree = model.tree_
+    cut = np.flatnonzero((tree.depth == max_depth) & (np.asarray(tree.children_left) >= 0))
+    out = copy.copy(model).set_params(max_depth=int(max_depth))
+    out.tree_ = tree.collapse(cut) if len(cut) else tree
+    out.feature_importances_ = out.tree_.feature_importances(out.n_features_in_)
+    return out
+
+
 def fit_stacked(trees: list, X_enc, target, weights: list, encoder, classes, prepared) -> list:
     """Grow several trees of the same parameters at once, each on its own weights.
 

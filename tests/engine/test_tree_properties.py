@@ -346,3 +346,49 @@ def test_collapse_keeps_the_invariants_and_routes_rows_to_the_cut(data, params, 
     old_stop = np.argmin(depth_on_path, axis=1)
     np.testing.assert_array_equal(pruned.tree_.value[pruned.apply(X)], t.value[old_stop])
     np.testing.assert_array_equal(pruned.tree_.depth[pruned.apply(X)], t.depth[old_stop])
+
+
+@pytest.mark.parametrize("kind, params", [
+    ("classifier", {}),
+    ("classifier", {"max_features": 2, "random_state": 3, "criterion": "entropy"}),
+    ("regressor", {"min_samples_leaf": 3}),
+    ("mixed", {"categorical_split": "multiway"}),
+    ("mixed", {"binning": "quantile", "max_bins": 8}),
+])
+def test_a_tree_cut_to_a_depth_is_the_tree_grown_to_it(kind, params):
+    """Every array of the cut tree, and the importances, equal those of fitting with
+    max_depth set: growth above a depth never looks below it."""
+    import dataclasses
+
+    from engine.tree import cut_to_depth
+    from tests.engine.test_estimator_checks import mixed_frame, numeric_data
+
+    if kind == "mixed":
+        X, y = mixed_frame("classifier")
+    else:
+        X, y = numeric_data(kind, 300, seed=11)
+        X[np.random.default_rng(2).random(X.shape) < 0.05] = np.nan
+    cls = DecisionTreeRegressor if kind == "regressor" else DecisionTreeClassifier
+    full = cls(**params).fit(X, y)
+    assert full.get_depth() > 4
+    for depth in (1, 2, 4):
+        cut, grown = cut_to_depth(full, depth), cls(max_depth=depth, **params).fit(X, y)
+        assert cut.get_params() == grown.get_params()
+        for field in dataclasses.fields(grown.tree_):
+            np.testing.assert_array_equal(getattr(cut.tree_, field.name),
+                                          getattr(grown.tree_, field.name), err_msg=field.name)
+        np.testing.assert_array_equal(cut.feature_importances_, grown.feature_importances_)
+        np.testing.assert_array_equal(cut.predict(X), grown.predict(X))
+    assert full.get_depth() > 4  # the model cut is left as it was
+
+
+def test_only_trees_grown_without_leaf_limits_or_pruning_are_cut():
+    from engine.tree import cut_to_depth
+    from tests.engine.test_estimator_checks import numeric_data
+
+    X, y = numeric_data("classifier", 200, seed=1)
+    for params in ({"max_leaf_nodes": 8}, {"ccp_alpha": 0.01}, {"chi2_alpha": 0.05}):
+        with pytest.raises(ValueError, match="cut to a depth"):
+            cut_to_depth(DecisionTreeClassifier(**params).fit(X, y), 2)
+    with pytest.raises(ValueError, match="between 1 and"):
+        cut_to_depth(DecisionTreeClassifier(max_depth=3).fit(X, y), 4)
