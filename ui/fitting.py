@@ -94,6 +94,11 @@ def is_fitted(key: tuple) -> bool:
     return _slot(key).model is not None
 
 
+def fitted_model(key: tuple) -> Any:
+    """The model for ``key`` if it is there already, else None (nothing is fitted)."""
+    return _slot(key).model
+
+
 def fit_once(key: tuple, fit: Callable[[Callable[[int, int], None]], Any], label: str) -> Any:
     """The model for ``key``: fitted now by ``fit(progress)`` or shared from before.
 

@@ -14,8 +14,9 @@ import streamlit as st
 
 from engine.data import Dataset
 from engine.inspection import split_candidates
-from engine.tree import DecisionTreeClassifier, DecisionTreeRegressor
+from engine.tree import DecisionTreeClassifier, DecisionTreeRegressor, cut_to_depth
 from engine.tree._prune import choose_ccp_alpha_cv
+from ui.fitting import compute_once, fitted_model
 from viz import tree_figures as tf
 from viz.tree_dot import node_title
 
@@ -97,11 +98,25 @@ def _estimator(task: str, params: dict):
     return cls(**params)
 
 
-@st.cache_resource(max_entries=32, show_spinner="Growing the tree…")
-def fit_tree(_dataset: Dataset, content_hash: str, params: tuple):
-    """The fitted tree; cached by (dataset hash, parameters). Raises ValueError."""
-    X, y = training_rows(_dataset)
-    return _estimator(_dataset.task, dict(params)).fit(X, y)
+def fit_tree(dataset: Dataset, content_hash: str, params: tuple):
+    """The fitted tree, once per (dataset hash, parameters) and shared. A depth limit on
+    a tree whose full-depth version is grown already cuts that one (``cut_to_depth``:
+    the same tree) instead of growing it again. Raises ValueError."""
+    wanted = dict(params)
+    full = None
+    if (wanted["max_depth"] is not None and wanted["max_leaf_nodes"] is None
+            and not wanted["ccp_alpha"] and wanted["chi2_alpha"] is None):
+        full = fitted_model(("tree", content_hash,
+                             tuple(sorted({**wanted, "max_depth": None}.items()))))
+    if full is not None:
+        return compute_once(("tree", content_hash, params),
+                            lambda: cut_to_depth(full, int(wanted["max_depth"])),
+                            "Cutting the tree")
+
+    def grow():
+        X, y = training_rows(dataset)
+        return _estimator(dataset.task, wanted).fit(X, y)
+    return compute_once(("tree", content_hash, params), grow, "Growing the tree")
 
 
 @st.cache_resource(max_entries=16, show_spinner="Fitting a tree on the two features…")

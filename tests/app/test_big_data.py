@@ -202,3 +202,23 @@ def test_a_large_forest_grows_in_waves_and_equals_one_fit():
     np.testing.assert_array_equal(forest.oob_error_curve_, whole.oob_error_curve_)
     np.testing.assert_array_equal(seen[1]["oob"], whole.oob_error_curve_[:50])
     assert forest.get_params()["warm_start"] is False
+
+
+def test_a_depth_limit_cuts_the_grown_tree_instead_of_growing_it_again(monkeypatch):
+    from engine.tree import DecisionTreeClassifier
+
+    grown = []
+    original = DecisionTreeClassifier.fit
+
+    def counting(self, *args, **kwargs):
+        grown.append(self.max_depth)
+        return original(self, *args, **kwargs)
+    monkeypatch.setattr(DecisionTreeClassifier, "fit", counting)
+    at = run_app("app_pages/decision_tree.py", data="spambase", seed="916")
+    assert_clean(at)
+    assert grown == [None]
+    full_leaves = at.caption[0].value
+    at.number_input(key="dt_max_depth").set_value(3).run()
+    assert_clean(at)
+    assert grown == [None]  # cut, not grown
+    assert "depth 3" in at.caption[0].value and at.caption[0].value != full_leaves
