@@ -38,7 +38,7 @@ if views[0].open:
 def show_so_far(entries) -> None:
     """The table of the models fitted so far, while the next one fits."""
     with table_place.container():
-        cc.show_table(cc.results(dataset, entries, settings))
+        cc.show_table(cc.results(dataset, entries, settings), key=f"cmp_table_{len(entries)}")
         st.caption(f"{len(entries)} of {len(chosen)} models so far; the others are fitting.")
 
 
@@ -58,7 +58,7 @@ key = cc.cache_key([i for i in chosen if cc.MODELS[i] not in failures], settings
 with views[0]:
     if views[0].open:
         table = cc.results(dataset, entries, settings)
-        cc.show_table(table)
+        cc.show_table(table, key="cmp_table")
         if classify and state.source() == "spambase":
             here = dict(zip(table["model"], 100 * table["test error"], strict=True))
             st.markdown("On this split: " + ", ".join(
@@ -77,9 +77,10 @@ with views[1]:
             curves = cc.learning_curves(
                 dataset, chosen, entries, settings,
                 lambda so_far: curve_place.plotly_chart(
-                    cf.learning_curve_figure(so_far, error_name, style), width="stretch"))
+                    cf.learning_curve_figure(so_far, error_name, style), width="stretch",
+                    key=f"cmp_curves_{so_far['model'].nunique()}"))
         curve_place.plotly_chart(cf.learning_curve_figure(curves, error_name, style),
-                                 width="stretch")
+                                 width="stretch", key="cmp_curves")
         st.caption("Each point refits the model on the first n training rows (class shares "
                    "kept, same seed) and scores it on those rows (dashed) and on the test "
                    "rows (solid). A gap between the two that does not close is variance.")

@@ -362,8 +362,9 @@ def roc(_dataset: Dataset, content_hash: str, key: tuple, _entries: list[Entry])
     return cf.roc_table(_entries, _dataset.X_test, _dataset.y_test, _dataset.class_names[1])
 
 
-def show_table(table: pd.DataFrame) -> None:
-    """The results table as text: errors in per cent, "—" where a model has no such number."""
+def show_table(table: pd.DataFrame, key: str | None = None) -> None:
+    """The results table as text: errors in per cent, "—" where a model has no such number.
+    ``key`` tells apart tables of the same run (the rows so far, then all of them)."""
     shown = table.copy()
     for column in ("test error", "OOB error"):
         if column in shown:
@@ -375,4 +376,4 @@ def show_table(table: pd.DataFrame) -> None:
         if column in shown:  # st.dataframe shows NaN as "None"; a dash reads as "not defined"
             shown[column] = [("—" if pd.isna(v) else text.format(v)) for v in shown[column]]
     config = {c: st.column_config.TextColumn(c, alignment="right") for c in formats if c in shown}
-    tables.show(shown, hide_index=True, width="stretch", column_config=config)
+    tables.show(shown, hide_index=True, width="stretch", column_config=config, key=key)

@@ -190,3 +190,23 @@ def test_learning_curves_are_handed_over_model_by_model():
     assert [sorted(set(c["model"])) for c in seen] == [["Naive Bayes"],
                                                        ["Decision tree", "Naive Bayes"]]
     pd.testing.assert_frame_equal(seen[-1], curves[curves["model"] != "AdaBoost"])
+
+
+def test_a_last_curve_left_out_draws_the_curves_so_far_once(monkeypatch):
+    """The curves handed over after the second model are all there will be when the
+    third is left out (its refits over the work limit): drawn again, they must not
+    collide with the chart drawn before (Streamlit's element ids)."""
+    from ui import limits
+
+    original = limits.check_work
+
+    def curves_of_boosting_refused(rows, models, kind):
+        if kind == "boosting" and rows > 200:  # the curve's refits, not the fit (112 rows)
+            return "too much"
+        return original(rows, models, kind)
+    monkeypatch.setattr(limits, "check_work", curves_of_boosting_refused)
+    at = run_page(data="iris", cmp_models=["Naive Bayes", "Decision tree", "Gradient boosting"],
+                  cmp_view="Learning curves", seed="974")
+    assert_clean(at)
+    assert "Not drawn: Gradient boosting" in " ".join(c.value for c in at.caption)
+    assert {t.name for t in figure_of(at).data} == {"Naive Bayes", "Decision tree"}
