@@ -1,6 +1,7 @@
 """Decision tree estimators: :class:`DecisionTreeClassifier` and :class:`DecisionTreeRegressor`."""
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 import numpy as np
@@ -460,8 +461,6 @@ def cut_to_depth(model, max_depth: int):
     >>> cut.get_depth(), cut.tree_.node_count == DecisionTreeClassifier(max_depth=2).fit(X, y).tree_.node_count
     (2, True)
     """
-    import copy
-
     model._check_is_fitted()
     if model.max_leaf_nodes is not None or model.ccp_alpha > 0 or model.chi2_alpha is not None:
         raise ValueError("Only a tree grown without max_leaf_nodes and without pruning can be "

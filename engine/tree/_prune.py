@@ -348,22 +348,23 @@ def _errors_along_path(model, step_alphas, step_nodes, alphas, X_valid_encoded,
     else:
         target, fitted = np.asarray(y_valid, dtype=np.float64), tree.value[:, 0]
         share = _path_sums(tree, leaves, lambda rows, node: (target[rows] - fitted[node]) ** 2)
+    return _leaves_sum(tree, step_alphas, step_nodes, alphas, share) / len(leaves)
+
+
+def _leaf_counts(tree, step_alphas, step_nodes, alphas) -> np.ndarray:
+    """Leaves of ``tree`` pruned at each α of ``alphas`` (as ``_collapse_until`` does)."""
+    return _leaves_sum(tree, step_alphas, step_nodes, alphas,
+                       np.ones(tree.node_count, dtype=np.int64))
+
+
+def _leaves_sum(tree, step_alphas, step_nodes, alphas, share: np.ndarray) -> np.ndarray:
+    """Σ of ``share`` over the leaves of ``tree`` pruned at each α of ``alphas``: each
+    node adds its share to the steps it is a leaf after (:func:`_leaf_intervals`)."""
     lo, hi = _leaf_intervals(tree, step_nodes)
     is_leaf = lo <= hi
     by_steps = np.zeros(len(step_nodes) + 2, dtype=share.dtype)
     np.add.at(by_steps, lo[is_leaf], share[is_leaf])
     np.add.at(by_steps, hi[is_leaf] + 1, -share[is_leaf])
-    error = np.cumsum(by_steps)[_steps_taken(step_alphas, alphas)]
-    return error / len(leaves)
-
-
-def _leaf_counts(tree, step_alphas, step_nodes, alphas) -> np.ndarray:
-    """Leaves of ``tree`` pruned at each α of ``alphas`` (as ``_collapse_until`` does)."""
-    lo, hi = _leaf_intervals(tree, step_nodes)
-    is_leaf = lo <= hi
-    by_steps = np.zeros(len(step_nodes) + 2, dtype=np.int64)
-    np.add.at(by_steps, lo[is_leaf], 1)
-    np.add.at(by_steps, hi[is_leaf] + 1, -1)
     return np.cumsum(by_steps)[_steps_taken(step_alphas, alphas)]
 
 
