@@ -31,7 +31,7 @@ from ..tree._quantile import resolve_bins
 from ._base import (
     BATCHES_PER_WORKER,
     bootstrap_counts,
-    count_dtype,
+    compact_counts,
     draw_seeds,
     effective_jobs,
     forest_apply,
@@ -68,7 +68,7 @@ def _fit_member(estimator, data: _TrainingData, bootstrap_seed: int):
     grow in stacks, see :func:`_fit_stack`) with them as weights."""
     counts = bootstrap_counts(bootstrap_seed, len(data.target), data.n_draw, data.bootstrap)
     estimator.fit(data.X, data.y, sample_weight=data.weight * counts)
-    return estimator, counts
+    return estimator, compact_counts(counts)
 
 
 #: Rows × features of one stack of trees grown together when the trees use every
@@ -136,7 +136,7 @@ def _fit_stack(members: list, data: _TrainingData, bootstrap_seeds: list[int]) -
               for seed in bootstrap_seeds]
     fit_stacked(members, data.X_enc, data.target, [data.weight * c for c in counts],
                 data.encoder, data.classes, data.prepared)
-    return list(zip(members, counts, strict=True))
+    return list(zip(members, map(compact_counts, counts), strict=True))
 
 
 class BaseBagged(BaseEstimator):
@@ -197,7 +197,7 @@ class BaseBagged(BaseEstimator):
             fitted = run_parallel(_fit_member, tasks, self.n_jobs, progress)
         fitted = kept + fitted
         self.estimators_ = [member for member, _ in fitted]
-        self.inbag_counts_ = np.stack([c for _, c in fitted]).astype(count_dtype(data.n_draw))
+        self.inbag_counts_ = np.stack([c for _, c in fitted])
         self._stacked_cache = None
         self.feature_importances_ = self._mean_importances()
         if self.oob_score:

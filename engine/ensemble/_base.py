@@ -79,9 +79,12 @@ def bootstrap_counts(seed: int, n_samples: int, n_draw: int, bootstrap: bool) ->
     return np.bincount(drawn, minlength=n_samples)
 
 
-def count_dtype(n_draw: int) -> type:
-    """The smallest unsigned integer type that holds any in-bag count."""
-    return np.uint8 if n_draw < 2**8 else np.uint16 if n_draw < 2**16 else np.uint32
+def compact_counts(counts: np.ndarray) -> np.ndarray:
+    """In-bag counts in the smallest unsigned integer type that holds their largest:
+    a forest keeps one count per tree and row, and a bootstrap count rarely exceeds a
+    dozen, so one byte each, whatever the number of rows drawn."""
+    top = int(counts.max(initial=0))
+    return counts.astype(np.uint8 if top < 2**8 else np.uint16 if top < 2**16 else np.uint32)
 
 
 def resolve_max_features(max_features, n_features: int) -> int:

@@ -141,7 +141,33 @@ def numeric_candidates(crit, level, values, order, min_leaf) -> Candidates:
     return Candidates.concat(parts)
 
 
+#: Bound on the (row, drawn column) entries a forest's level searches at once: each
+#: entry costs about 80 bytes of sort keys, runs and running sums while it is searched,
+#: so a level's search holds at most ≈ 20 MB however many trees grow in the stack.
+DRAWN_CHUNK_ENTRIES = 250_000
+
+
 def drawn_numeric_candidates(crit, level, values, rank, columns, allowed, min_leaf) -> Candidates:
+    """Candidates ``x <= t`` of the numeric (node, feature) pairs a forest drew, a
+    group of columns at a time (at most :data:`DRAWN_CHUNK_ENTRIES` entries a group,
+    or one column). Returned ``feature`` indexes ``columns``."""
+    entries = np.bincount(level.node, minlength=level.n_nodes) @ allowed
+    if entries.sum() <= DRAWN_CHUNK_ENTRIES:
+        return _drawn_chunk(crit, level, values, rank, columns, allowed, min_leaf)
+    parts, lo = [], 0
+    while lo < len(columns):
+        hi = lo + max(1, int(np.searchsorted(np.cumsum(entries[lo:]), DRAWN_CHUNK_ENTRIES,
+                                             side="right")))
+        if entries[lo:hi].any():
+            part = _drawn_chunk(crit, level, values, rank, columns[lo:hi], allowed[:, lo:hi],
+                                min_leaf)
+            part.feature += lo
+            parts.append(part)
+        lo = hi
+    return Candidates.concat(parts)
+
+
+def _drawn_chunk(crit, level, values, rank, columns, allowed, min_leaf) -> Candidates:
     """Candidates ``x <= t`` of the numeric (node, feature) pairs a forest drew.
 
     ``columns`` selects rows of ``values`` and ``rank`` (see
@@ -164,10 +190,12 @@ def drawn_numeric_candidates(crit, level, values, rank, columns, allowed, min_le
     # then put in run order: one random gather from the entries, not from the table.
     v = gather(gather(values.ravel(), at_value), by_run)
     runs = _Runs(gather(drawn.rows, by_run), v, group, np.cumsum(count) - count, count)
+    table = drawn.table
+    del drawn, at_value, by_run  # the runs hold all the search reads from here on
     # A node's unused slots have empty runs, so they yield no candidate, missing-only
     # ones included.
     part = _numeric_chunk(crit, level, k, runs, min_leaf)
-    part.feature = gather(drawn.table.ravel(), part.feature * m + part.node)  # slot -> column
+    part.feature = gather(table.ravel(), part.feature * m + part.node)  # slot -> column
     return part
 
 

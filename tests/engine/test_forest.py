@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import tracemalloc
 
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.datasets import make_classification
 from sklearn.ensemble import BaggingClassifier as SkBagging
 from sklearn.ensemble import RandomForestClassifier as SkForest
 from sklearn.ensemble import RandomForestRegressor as SkForestRegressor
@@ -16,10 +18,12 @@ from sklearn.tree import DecisionTreeClassifier as SkTree
 from engine._validation import FeatureEncoder, encode_labels
 from engine.data import load_sample
 from engine.ensemble import BaggingClassifier, RandomForestClassifier, RandomForestRegressor
+from engine.ensemble import _bagged as bagged
 from engine.ensemble import _base as forest_base
 from engine.ensemble._base import compaction_schedule, forest_apply, forest_leaves, stack_trees
 from engine.naive_bayes import GaussianNB
 from engine.tree import DecisionTreeClassifier, DecisionTreeRegressor
+from engine.tree import _splitter as splitter
 from tests.engine.test_estimator_checks import mixed_frame, numeric_data
 
 
@@ -107,7 +111,7 @@ def test_inbag_counts_are_a_bootstrap_and_oob_rows_have_count_zero():
     X, y = mixed_frame("classifier")
     forest = RandomForestClassifier(n_estimators=30, oob_score=True, random_state=0).fit(X, y)
     counts = forest.inbag_counts_
-    assert counts.shape == (30, len(y)) and counts.dtype.kind == "u"
+    assert counts.shape == (30, len(y)) and counts.dtype == np.uint8  # one byte a count
     np.testing.assert_array_equal(counts.sum(axis=1), len(y))
     for c, rows in zip(counts, forest.estimators_samples_, strict=True):
         np.testing.assert_array_equal(rows, np.flatnonzero(c))
@@ -116,6 +120,37 @@ def test_inbag_counts_are_a_bootstrap_and_oob_rows_have_count_zero():
     # Each tree was grown on its counts: the root holds exactly the in-bag weight.
     roots = [m.tree_.weighted_n_node_samples[0] for m in forest.estimators_]
     np.testing.assert_array_equal(roots, len(y))
+
+
+def test_in_bag_counts_widen_only_for_a_count_a_byte_cannot_hold():
+    assert forest_base.compact_counts(np.array([0, 3, 255])).dtype == np.uint8
+    assert forest_base.compact_counts(np.array([0, 256])).dtype == np.uint16
+    np.testing.assert_array_equal(forest_base.compact_counts(np.array([0, 70_000])), [0, 70_000])
+
+
+def test_a_level_searched_a_group_of_columns_at_a_time_grows_the_same_trees(monkeypatch):
+    X, y = make_classification(3000, 12, n_informative=6, n_classes=3, random_state=4)
+    X[np.random.default_rng(0).random(X.shape) < 0.03] = np.nan
+    whole = RandomForestClassifier(n_estimators=12, min_samples_leaf=2, random_state=0).fit(X, y)
+    monkeypatch.setattr(splitter, "DRAWN_CHUNK_ENTRIES", 2_000)  # one or two columns a group
+    grouped = RandomForestClassifier(n_estimators=12, min_samples_leaf=2, random_state=0).fit(X, y)
+    for a, b in zip(_tree_arrays(whole), _tree_arrays(grouped), strict=True):
+        for name in a:
+            np.testing.assert_array_equal(a[name], b[name], err_msg=name)
+
+
+def test_a_stack_of_many_trees_searches_within_a_bounded_working_set(monkeypatch):
+    # All 40 trees in one stack: the level's search held every (row, drawn column) entry
+    # at once (≈ 140 MiB here) before it went a group of columns at a time.
+    monkeypatch.setattr(bagged, "STACK_ENTRIES", 10**9)
+    X, y = make_classification(10_000, 20, random_state=0)
+    tracemalloc.start()
+    try:
+        RandomForestClassifier(n_estimators=40, random_state=0).fit(X, y)
+        kept, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert (peak - kept) / 2**20 < 80
 
 
 def test_oob_decision_function_averages_exactly_the_trees_that_missed_the_row():
