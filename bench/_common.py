@@ -154,3 +154,54 @@ def _load() -> str:
         return f"{os.getloadavg()[0]:.1f}"
     except (AttributeError, OSError):  # not available on Windows
         return "n/a"
+
+
+#: The data every model benchmark can run on (``--shapes``): the two shapes the speed
+#: targets were first measured on, then four nobody tuned for — more informative
+#: features, three classes, a table mostly of coded categories, and 100,000 × 50.
+SHAPES = {
+    "synthetic": "20,000 × 20 synthetic",
+    "spambase": "spambase 4,601 × 57",
+    "informative": "20,000 × 20, 10 informative",
+    "three-class": "20,000 × 20, three classes",
+    "categorical": "20,000 × 20, 15 coded categories",
+    "wide": "100,000 × 50 synthetic",
+}
+#: What a benchmark runs when ``--shapes`` is not given.
+DEFAULT_SHAPES = ["synthetic", "spambase"]
+
+
+def shape(name: str):
+    """(X, y) of one of :data:`SHAPES`, float64 features, the same on every run."""
+    import numpy as np
+    import pandas as pd
+    from sklearn.datasets import make_classification
+
+    if name == "spambase":
+        frame = pd.read_csv(data_file("spambase.csv"))
+        return frame.drop(columns=["spam"]).to_numpy(dtype=np.float64), frame["spam"].to_numpy()
+    if name == "wide":
+        return make_classification(n_samples=100_000, n_features=50, n_informative=10,
+                                   random_state=0)
+    if name == "three-class":
+        return make_classification(n_samples=20_000, n_features=20, n_informative=8,
+                                   n_classes=3, random_state=0)
+    informative = {"synthetic": 2, "informative": 10, "categorical": 8}[name]
+    X, y = make_classification(n_samples=20_000, n_features=20, n_informative=informative,
+                               random_state=0)
+    if name == "categorical":  # 15 columns cut at quantiles into 3 to 12 levels each
+        for j in range(15):
+            levels = 3 + j % 10
+            edges = np.quantile(X[:, j], np.linspace(0, 1, levels + 1)[1:-1])
+            X[:, j] = np.searchsorted(edges, X[:, j])
+    return X, y
+
+
+def add_shapes_argument(parser) -> None:
+    """``--shapes NAME ...`` (or ``all``) on a benchmark's command line."""
+    parser.add_argument("--shapes", "--datasets", nargs="+", default=DEFAULT_SHAPES,
+                        choices=[*SHAPES, "all"], help="data to run on (default: %(default)s)")
+
+
+def chosen_shapes(args) -> list[str]:
+    return list(SHAPES) if "all" in args.shapes else args.shapes

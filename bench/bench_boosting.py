@@ -4,6 +4,7 @@ Run from the repository root::
 
     .venv/bin/python bench/bench_boosting.py            # median of 3 fits each
     .venv/bin/python bench/bench_boosting.py --markdown # table for bench/README.md
+    .venv/bin/python bench/bench_boosting.py --shapes all --repeats 1
 
 Targets (issue 5 / 9): fit time ratio ours / scikit-learn ≤ 0.25 for AdaBoost with 200
 stumps and for gradient boosting with 100 depth-3 trees.
@@ -18,10 +19,16 @@ from _common import pin_threads, use_repo_imports
 pin_threads(1)
 use_repo_imports()
 
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from _common import Row, data_file, environment, format_table, measure_pair  # noqa: E402
-from sklearn.datasets import make_classification  # noqa: E402
+from _common import (  # noqa: E402
+    SHAPES,
+    Row,
+    add_shapes_argument,
+    chosen_shapes,
+    environment,
+    format_table,
+    measure_pair,
+    shape,
+)
 from sklearn.ensemble import AdaBoostClassifier as SkAdaBoost  # noqa: E402
 from sklearn.ensemble import GradientBoostingClassifier as SkGradientBoosting  # noqa: E402
 from sklearn.tree import DecisionTreeClassifier as SkTree  # noqa: E402
@@ -30,15 +37,6 @@ from engine.ensemble._gradient_boosting import GradientBoostingClassifier  # noq
 from engine.ensemble._weight_boosting import AdaBoostClassifier  # noqa: E402
 
 TARGET = 0.25
-
-
-def synthetic(n_samples: int = 20_000, n_features: int = 20):
-    return make_classification(n_samples=n_samples, n_features=n_features, random_state=0)
-
-
-def spambase():
-    frame = pd.read_csv(data_file("spambase.csv"))
-    return frame.drop(columns=["spam"]).to_numpy(dtype=np.float64), frame["spam"].to_numpy()
 
 
 def adaboost_row(name, X, y, repeats) -> Row:
@@ -59,9 +57,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--repeats", type=int, default=3)
+    add_shapes_argument(parser)
     args = parser.parse_args()
     warnings.simplefilter("ignore", FutureWarning)
-    data = {"20,000 × 20 synthetic": synthetic(), "spambase 4,601 × 57": spambase()}
+    data = {SHAPES[name]: shape(name) for name in chosen_shapes(args)}
     rows = [adaboost_row(name, X, y, args.repeats) for name, (X, y) in data.items()]
     rows += [gradient_boosting_row(name, X, y, args.repeats) for name, (X, y) in data.items()]
     print(environment())

@@ -5,9 +5,10 @@ Run from the repository root::
     .venv/bin/python bench/bench_forest.py              # 100 trees, median of 3
     .venv/bin/python bench/bench_forest.py --trees 30   # a quicker look
     .venv/bin/python bench/bench_forest.py --markdown   # tables for bench/README.md
+    .venv/bin/python bench/bench_forest.py --shapes all # every shape of _common.SHAPES
 
 Measures ``RandomForestClassifier(n_estimators=100)`` fit and ``predict_proba`` (on the
-training rows) on ``make_classification(20_000, 20)`` and spambase with ``n_jobs=1``
+training rows) on ``make_classification(20_000, 20)`` and spambase (or ``--shapes``) with ``n_jobs=1``
 and one BLAS/OpenMP thread each; then the fit with ``n_jobs=2`` (both libraries), our
 n_jobs=2 fit in loky worker processes (the engine's choice) against joblib threads,
 and the peak memory of a fit, each library in a fresh process (``ru_maxrss`` after the
@@ -27,10 +28,16 @@ use_repo_imports()
 
 import time  # noqa: E402
 
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from _common import Row, data_file, environment, format_table, measure_pair  # noqa: E402
-from sklearn.datasets import make_classification  # noqa: E402
+from _common import (  # noqa: E402
+    SHAPES,
+    Row,
+    add_shapes_argument,
+    chosen_shapes,
+    environment,
+    format_table,
+    measure_pair,
+    shape,
+)
 from sklearn.ensemble import RandomForestClassifier as SkForest  # noqa: E402
 
 from engine.ensemble import RandomForestClassifier  # noqa: E402
@@ -39,14 +46,7 @@ from engine.ensemble import _base as forest_base  # noqa: E402
 FIT_TARGET, PREDICT_TARGET = 0.8, 1.0
 
 
-def dataset(name: str) -> tuple[np.ndarray, np.ndarray]:
-    if name == "synthetic":
-        return make_classification(n_samples=20_000, n_features=20, random_state=0)
-    frame = pd.read_csv(data_file("spambase.csv"))
-    return frame.drop(columns=["spam"]).to_numpy(dtype=np.float64), frame["spam"].to_numpy()
-
-
-LABELS = {"synthetic": "20,000 × 20 synthetic", "spambase": "spambase 4,601 × 57"}
+dataset, LABELS = shape, SHAPES
 
 
 def models(trees: int, n_jobs: int = 1):
@@ -121,7 +121,7 @@ def main() -> None:
     parser.add_argument("--trees", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--markdown", action="store_true")
-    parser.add_argument("--datasets", nargs="+", default=["synthetic", "spambase"])
+    add_shapes_argument(parser)
     parser.add_argument("--memory-child", choices=["ours", "sklearn"])
     parser.add_argument("--dataset", default="spambase")
     args = parser.parse_args()
@@ -130,11 +130,11 @@ def main() -> None:
         return
     print(environment())
     rows = []
-    for name in args.datasets:
+    for name in chosen_shapes(args):
         rows += speed_rows(name, args.trees, args.repeats)
         print(format_table(rows, markdown=args.markdown), flush=True)
     extra = []
-    for name in args.datasets:
+    for name in chosen_shapes(args):
         extra += parallel_rows(name, args.trees)
         extra.append(memory_row(name, args.trees))
         print(format_table(extra, markdown=args.markdown), flush=True)

@@ -1,10 +1,10 @@
 """Naive Bayes against scikit-learn: the same fits and predictions, one core, in one run.
 
 Measures ``GaussianNB`` fit + predict (issue 9 target: ratio ≤ 2.0) on a 20,000 × 20
-synthetic problem and on spambase (4,601 × 57), and, for reference, the other variants
-on spambase. Run from the repository root::
+synthetic problem and on spambase (4,601 × 57), or on ``--shapes``, and, for reference,
+the other variants on spambase. Run from the repository root::
 
-    .venv/bin/python bench/bench_naive_bayes.py [--repeats 9] [--markdown]
+    .venv/bin/python bench/bench_naive_bayes.py [--repeats 9] [--markdown] [--shapes all]
 """
 from __future__ import annotations
 
@@ -16,10 +16,17 @@ pin_threads(1)  # before numpy is imported: BLAS pools are sized once
 use_repo_imports()
 
 import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from _common import Row, data_file, environment, format_table, measure_pair  # noqa: E402
+from _common import (  # noqa: E402
+    SHAPES,
+    Row,
+    add_shapes_argument,
+    chosen_shapes,
+    environment,
+    format_table,
+    measure_pair,
+    shape,
+)
 from sklearn import naive_bayes as sk  # noqa: E402
-from sklearn.datasets import make_classification  # noqa: E402
 
 from engine import naive_bayes as ours  # noqa: E402
 
@@ -31,23 +38,15 @@ def fit_predict(model, X, y):
     return lambda: model.fit(X, y).predict(X)
 
 
-def datasets() -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    X, y = make_classification(n_samples=20_000, n_features=20, random_state=0)
-    spam = pd.read_csv(data_file("spambase.csv"))
-    return {
-        "20,000 × 20 synthetic": (X, y),
-        "spambase 4,601 × 57": (spam.drop(columns="spam").to_numpy(), spam["spam"].to_numpy()),
-    }
-
-
-def rows(repeats: int) -> list[Row]:
-    data = datasets()
+def rows(repeats: int, shapes: list[str]) -> list[Row]:
     out = []
-    for name, (X, y) in data.items():
+    for name in shapes:
+        X, y = shape(name)
         a, b = measure_pair(fit_predict(ours.GaussianNB(), X, y),
                             fit_predict(sk.GaussianNB(), X, y), repeats=repeats)
-        out.append(Row(f"GaussianNB fit + predict, {name}", a.median, b.median, GAUSSIAN_TARGET))
-    X, y = data["spambase 4,601 × 57"]
+        out.append(Row(f"GaussianNB fit + predict, {SHAPES[name]}", a.median, b.median,
+                       GAUSSIAN_TARGET))
+    X, y = shape("spambase")
     others = [
         ("MultinomialNB", ours.MultinomialNB(), sk.MultinomialNB()),
         ("BernoulliNB", ours.BernoulliNB(), sk.BernoulliNB()),
@@ -66,9 +65,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--markdown", action="store_true")
+    add_shapes_argument(parser)
     args = parser.parse_args()
     print(environment())
-    print(format_table(rows(args.repeats), markdown=args.markdown))
+    print(format_table(rows(args.repeats, chosen_shapes(args)), markdown=args.markdown))
 
 
 if __name__ == "__main__":

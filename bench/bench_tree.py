@@ -5,6 +5,7 @@ Run from the repository root::
     .venv/bin/python bench/bench_tree.py            # the tables, median of 5 repeats
     .venv/bin/python bench/bench_tree.py --full     # also fit 1,000,000 rows
     .venv/bin/python bench/bench_tree.py --markdown # tables ready for bench/README.md
+    .venv/bin/python bench/bench_tree.py --shapes all  # every shape of _common.SHAPES
 
 Targets are the ratios ours / scikit-learn of issue 9 (≤ 0.8 for a full-depth fit).
 """
@@ -18,9 +19,16 @@ from _common import pin_threads, use_repo_imports
 pin_threads(1)
 use_repo_imports()
 
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from _common import Row, data_file, environment, format_table, measure_pair  # noqa: E402
+from _common import (  # noqa: E402
+    SHAPES,
+    Row,
+    add_shapes_argument,
+    chosen_shapes,
+    environment,
+    format_table,
+    measure_pair,
+    shape,
+)
 from sklearn.datasets import make_classification  # noqa: E402
 from sklearn.tree import DecisionTreeClassifier as SkTree  # noqa: E402
 
@@ -29,13 +37,8 @@ from engine.tree import DecisionTreeClassifier  # noqa: E402
 FIT_TARGET = 0.8
 
 
-def synthetic(n_samples: int, n_features: int = 20) -> tuple[np.ndarray, np.ndarray]:
+def synthetic(n_samples: int, n_features: int = 20):
     return make_classification(n_samples=n_samples, n_features=n_features, random_state=0)
-
-
-def spambase() -> tuple[np.ndarray, np.ndarray]:
-    frame = pd.read_csv(data_file("spambase.csv"))
-    return frame.drop(columns=["spam"]).to_numpy(dtype=np.float64), frame["spam"].to_numpy()
 
 
 def fit_and_predict_rows(name: str, X, y, repeats: int, **params) -> list[Row]:
@@ -88,11 +91,13 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--full", action="store_true", help="include the 1,000,000-row fit")
     parser.add_argument("--markdown", action="store_true")
+    add_shapes_argument(parser)
     args = parser.parse_args()
 
     print(environment())
-    rows = fit_and_predict_rows("20,000 × 20 synthetic", *synthetic(20_000), args.repeats)
-    rows += fit_and_predict_rows("spambase 4,601 × 57", *spambase(), args.repeats)
+    rows = []
+    for name in chosen_shapes(args):
+        rows += fit_and_predict_rows(SHAPES[name], *shape(name), args.repeats)
     rows += fit_and_predict_rows("100,000 × 20 synthetic", *synthetic(100_000),
                                  min(args.repeats, 3), max_depth=5)
     print(format_table(rows, args.markdown), end="\n\n")
