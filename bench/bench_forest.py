@@ -46,31 +46,28 @@ from engine.ensemble import _base as forest_base  # noqa: E402
 FIT_TARGET, PREDICT_TARGET = 0.8, 1.0
 
 
-dataset, LABELS = shape, SHAPES
-
-
 def models(trees: int, n_jobs: int = 1):
     return (RandomForestClassifier(n_estimators=trees, random_state=0, n_jobs=n_jobs),
             SkForest(n_estimators=trees, random_state=0, n_jobs=n_jobs))
 
 
 def speed_rows(name: str, trees: int, repeats: int) -> list[Row]:
-    X, y = dataset(name)
+    X, y = shape(name)
     ours, theirs = models(trees)
     fit = measure_pair(lambda: ours.fit(X, y), lambda: theirs.fit(X, y), repeats, warmup=0)
     proba = measure_pair(lambda: ours.predict_proba(X), lambda: theirs.predict_proba(X), repeats)
-    label = f"{trees} trees, {LABELS[name]}"
+    label = f"{trees} trees, {SHAPES[name]}"
     return [Row(f"forest fit, {label}", fit[0].median, fit[1].median, FIT_TARGET),
             Row(f"forest predict_proba, {label}", proba[0].median, proba[1].median, PREDICT_TARGET)]
 
 
 def parallel_rows(name: str, trees: int) -> list[Row]:
-    X, y = dataset(name)
+    X, y = shape(name)
     ours, theirs = models(trees, n_jobs=2)
     # One fit first for both: ours starts its two worker processes then (about 0.5 s,
     # once per process, as the app does when it starts), scikit-learn its threads.
     fit = measure_pair(lambda: ours.fit(X, y), lambda: theirs.fit(X, y), repeats=3, warmup=1)
-    rows = [Row(f"forest fit n_jobs=2 (workers started), {trees} trees, {LABELS[name]}",
+    rows = [Row(f"forest fit n_jobs=2 (workers started), {trees} trees, {SHAPES[name]}",
                 fit[0].median, fit[1].median)]
     default, forest_base.PARALLEL_PREFER = forest_base.PARALLEL_PREFER, "threads"
     try:
@@ -80,7 +77,7 @@ def parallel_rows(name: str, trees: int) -> list[Row]:
     finally:
         forest_base.PARALLEL_PREFER = default
     rows.append(Row(f"ours n_jobs=2: {default} vs threads (ratio {default}/threads), "
-                    f"{LABELS[name]}", fit[0].median, threads))
+                    f"{SHAPES[name]}", fit[0].median, threads))
     return rows
 
 
@@ -96,7 +93,7 @@ def peak_memory_child(library: str, name: str, trees: int) -> None:
     Linux: writing 5 to /proc/self/clear_refs resets the high-water mark VmHWM, so the
     imports' own peak does not hide the fit's.
     """
-    X, y = dataset(name)
+    X, y = shape(name)
     ours, theirs = models(trees)
     with open("/proc/self/clear_refs", "w") as refs:
         refs.write("5")
@@ -113,7 +110,7 @@ def memory_row(name: str, trees: int) -> Row:
              "--trees", str(trees)], capture_output=True, text=True, check=True,
         )
         peaks.append(json.loads(out.stdout.strip().splitlines()[-1])["mib"])
-    return Row(f"peak memory of the fit (MiB, not s), {trees} trees, {LABELS[name]}", *peaks)
+    return Row(f"peak memory of the fit (MiB, not s), {trees} trees, {SHAPES[name]}", *peaks)
 
 
 def main() -> None:
