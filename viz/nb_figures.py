@@ -2,7 +2,7 @@
 
 Compute-then-draw: ``*_table`` / ``*_grid`` / ``*_latex`` functions turn fitted engine
 models into small DataFrames or strings; ``*_figure`` functions only draw them. The
-notation is the seeds': ``P(c_q | x) = P(c_q) ∏_j P(x_j | c_q) / Σ_r P(c_r) ∏_j P(x_j | c_r)``.
+notation is the Naive Bayes page's: ``P(c_q | x) = P(c_q) ∏_j P(x_j | c_q) / Σ_r P(c_r) ∏_j P(x_j | c_r)``.
 """
 from __future__ import annotations
 

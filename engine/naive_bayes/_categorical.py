@@ -67,7 +67,7 @@ class CategoricalNB(BaseNB):
     ``Y_new = argmax_k π_k ∏_i θ_ijk``, computed as a sum of logs. The MAP estimate
     with a Dirichlet prior is ``θ_ijk = (#D{X_i = x_ij ∧ Y = y_k} + α) / (N_ik + α k_i)``
     where ``N_ik`` counts the rows of class k whose feature i is not missing and
-    ``k_i`` is the number of categories; ``α = 0`` is the MLE of the seeds' tables.
+    ``k_i`` is the number of categories; ``α = 0`` is the maximum-likelihood estimate (plain frequency tables).
 
     * A missing value is skipped (contributes ``log 1 = 0``).
     * A value never seen in training gets the zero-count estimate ``α / (N_ik + α k_i)``:

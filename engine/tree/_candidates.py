@@ -82,7 +82,7 @@ def split_scores(parent: np.ndarray, tables: np.ndarray, with_chi2: bool = True)
 
     Notes
     -----
-    Δ = I(t) − Σ_k (n_k/n) I(t_k) for I = error, entropy, Gini (seeds 000, 002, 003);
+    Δ = I(t) − Σ_k (n_k/n) I(t_k) for I = error, entropy, Gini (Hastie et al. 2009, §9.2.3);
     for the error, Δ = (errors(t) − Σ_k errors(t_k)) / n with errors the non-majority weight;
     gain ratio Δ_H / SplitInfo with SplitInfo = −Σ_k (n_k/n) log₂(n_k/n) (C4.5).
     """

@@ -294,7 +294,7 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
 
     Notes
     -----
-    Impurities with class proportions :math:`\\pi_q` (seeds 000, 002, 003):
+    Impurities with class proportions :math:`\\pi_q` (Hastie et al. 2009, §9.2.3):
     Gini :math:`1 - \\sum_q \\pi_q^2`, entropy :math:`-\\sum_q \\pi_q \\log_2 \\pi_q`,
     misclassification :math:`1 - \\max_q \\pi_q`; C4.5's split information
     :math:`-\\sum_k \\frac{n_k}{n} \\log_2 \\frac{n_k}{n}`.
