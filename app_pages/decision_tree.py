@@ -76,6 +76,7 @@ with views[1]:
         st.markdown("A tree is grown greedily, one level at a time: every node of a level picks "
                     "its best split without looking ahead. Step through the levels, or play.")
         td.grow_view(model, tree_style, missing)
+        td.how_grown()
 
 with views[2]:
     if views[2].open and not classify:

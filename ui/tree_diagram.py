@@ -6,6 +6,7 @@ are cached by the DOT text and made only when a download button is pressed.
 """
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -212,6 +213,20 @@ def grow_view(model, style: Style, missing: list[int]) -> None:
 
     stepped(draw, first=0, last=int(tree.max_depth), key="dt_step", label="Depth grown so far",
             default=min(1, int(tree.max_depth)))
+
+
+def how_grown() -> None:
+    """The textbook grower's own Python (``engine.tree._reference``), for the curious."""
+    from engine.tree import _reference
+
+    with st.expander("How is this grown? The textbook loop in Python"):
+        st.markdown(
+            "Glassbox grows its trees level by level with fast array code. The same tree, "
+            "one node at a time and written to be read beside ID3 (Quinlan 1986) and CART "
+            "(Breiman et al. 1984), is `engine/tree/_reference.py`; the tests check that "
+            "both grow identical trees. Its heart:")
+        for function in (_reference.grow, _reference.best_split):
+            st.code(inspect.getsource(function), language="python")
 
 
 def chi2_view(dataset: Dataset, key: tuple, chi2_alpha: float, style: Style,

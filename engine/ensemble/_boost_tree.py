@@ -29,10 +29,10 @@ import numpy as np
 
 from ..tree import DecisionTreeClassifier, DecisionTreeRegressor, Tree
 from ..tree._binning import smallest_int
+from ..tree._criteria import tie_floor
 from ..tree._splitter import cumsum0
 
 _EPS = np.finfo(np.float64).eps
-_TIE = 1e-12
 _TINY = np.finfo(np.float64).tiny
 
 
@@ -452,7 +452,7 @@ def _gain(left, totals, impurity, per_node, n_classes):
 
 
 def _choose(gain, cnode, per_node, impurity):
-    """Per node the first cut (lowest feature, then threshold) within 1e-12 of the best."""
+    """Per node the first cut (lowest feature, then threshold) tied with the best."""
     # cuts are sorted by node: per-node maxima by reduceat over the node boundaries
     m = len(per_node)
     bounds = np.concatenate([[0], np.cumsum(per_node)])
@@ -460,7 +460,7 @@ def _choose(gain, cnode, per_node, impurity):
     best = np.full(m, -np.inf)
     if has.any():
         best[has] = np.maximum.reduceat(gain, bounds[:-1][has])
-    floor = best - _TIE * np.maximum(np.abs(best), impurity)
+    floor = tie_floor(best, impurity)
     near = np.flatnonzero(gain >= (floor[0] if m == 1 else np.repeat(floor, per_node)))
     near = near[np.isfinite(gain[near])]  # a node whose every cut is barred has best -inf
     first = np.ones(len(near), dtype=bool)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._binning import PreparedFeatures, histogram_candidates
+from ._criteria import TIE_TOLERANCE
 from ._splitter import (
     Candidates,
     Level,
@@ -44,8 +45,6 @@ from ._tree import (
     Tree,
 )
 
-#: Relative size below which an impurity decrease counts as float noise, not progress.
-GAIN_EPSILON = 1e-12
 _EPS = np.finfo(np.float64).eps
 #: Category-table mark for a category with no training rows at the node.
 _UNSEEN_HERE = -3
@@ -546,7 +545,7 @@ def _min_gain(crit, impurity: np.ndarray) -> np.ndarray:
     """
     if crit.split_at_zero_gain:
         return np.full(len(impurity), -np.inf)
-    return GAIN_EPSILON * impurity
+    return TIE_TOLERANCE * impurity
 
 
 def _all_candidates(prep, crit, level, order, params, allowed=None):

@@ -12,7 +12,8 @@ Candidates, per feature (loops over features; each is vectorized over rows):
   missing, also "value present" vs "value missing" (threshold ``+inf``);
 * categorical, binary: values ordered by class-1 proportion (by the proportion of the
   node's majority class for more classes), every prefix of that order (the optimal
-  binary split, Breiman et al. 1984);
+  binary split, Breiman et al. 1984); when values are missing, also "any value" vs
+  "value missing";
 * categorical, multiway: one branch per value (ID3), empty branches included.
 
 Missing values go to the side with the higher score under the chosen criterion, as in
@@ -25,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ._chi2 import chi2_tables
-from ._criteria import entropy, gini
+from ._criteria import CLASSIFICATION_CRITERIA, entropy, gini, tie_floor
 
 #: Columns of the candidate table, in order (``_lo``, ``_hi``, ``_codes`` are dropped at the end).
 SPLIT_COLUMNS = [
@@ -119,10 +120,12 @@ def place_missing(
     options = tables[:, None] + np.eye(n_children)[None, :, :, None] * nan
     score = split_scores(parent, options, with_chi2=False)[SCORE_COLUMN[criterion]]
     score = np.where(tables.sum(axis=-1) > 0, score, -np.inf)
+    impurity = CLASSIFICATION_CRITERIA[criterion](parent)
+    tied = score >= tie_floor(score.max(axis=1), impurity)[:, None]
     if last_on_ties:
-        best = n_children - 1 - np.argmax(score[:, ::-1], axis=1)
+        best = n_children - 1 - np.argmax(tied[:, ::-1], axis=1)
     else:
-        best = np.argmax(score, axis=1)
+        best = np.argmax(tied, axis=1)
     return options[np.arange(len(tables)), best], best
 
 
@@ -187,17 +190,24 @@ def subset_rows(hist: np.ndarray, nan: np.ndarray, criterion: str) -> dict:
         else np.zeros((0, 2, hist.shape[1]))
     )
     side = np.full(len(tables), -1)
-    if nan.sum() > 0 and len(tables):
-        tables, side = place_missing(parent, tables, nan, criterion, last_on_ties=True)
     lefts = [tuple(order[: k + 1]) for k in range(len(tables))]
     rights = [tuple(order[k + 1 :]) for k in range(len(tables))]
+    if nan.sum() > 0 and len(order):
+        if len(tables):
+            tables, side = place_missing(parent, tables, nan, criterion, last_on_ties=True)
+        # "any category" (left) vs "missing" (right), after every proper prefix
+        tables = np.concatenate([tables, np.stack([cum[-1], nan])[None]])
+        side = np.append(side, 1)
+        lefts, rights = lefts + [tuple(order)], rights + [()]
     return {"tables": tables, "side": side, "left_codes": lefts, "right_codes": rights}
 
 
 def multiway_row(hist: np.ndarray, nan: np.ndarray, criterion: str) -> dict:
     """The ID3 split: one branch per category code (empty ones included)."""
+    if hist.sum() <= 0:  # every row of the node misses the value: nothing to split on
+        return {"tables": np.zeros((0,) + hist.shape), "side": np.zeros(0, np.intp)}
     tables, side = hist[None], np.array([-1])
-    if nan.sum() > 0 and hist.sum() > 0:
+    if nan.sum() > 0:
         tables, side = place_missing(
             hist.sum(axis=0) + nan, tables, nan, criterion, last_on_ties=False
         )
@@ -238,8 +248,9 @@ def _piece(name: str, j: int, kind: str, split: str, rows: dict, labels: list, n
     return {"tables": tables, "columns": columns}
 
 
-def _assemble(pieces: list[dict]) -> pd.DataFrame:
-    """One table from the pieces; scores computed once per number of branches."""
+def _assemble(pieces: list[dict], parent: np.ndarray | None = None) -> pd.DataFrame:
+    """One table from the pieces of a node with class counts ``parent`` (default: the first
+    candidate's); scores computed once per number of branches."""
     pieces = [p for p in pieces if len(p["tables"])]
     if not pieces:
         return pd.DataFrame(columns=SPLIT_COLUMNS + ["_lo", "_hi", "_codes"])
@@ -249,7 +260,7 @@ def _assemble(pieces: list[dict]) -> pd.DataFrame:
     sizes = np.array([len(p["tables"]) for p in pieces])
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     width = np.array([p["tables"].shape[1] for p in pieces])
-    parent = pieces[0]["tables"][0].sum(axis=0)
+    parent = pieces[0]["tables"][0].sum(axis=0) if parent is None else parent
     scores: dict[str, np.ndarray] = {}
     for k in np.unique(width):
         group = np.flatnonzero(width == k)
@@ -291,7 +302,7 @@ def candidate_table(X, y, weight, n_classes, names, categories, criterion) -> pd
             pieces.append(_piece(name, j, "numeric", "threshold", rows, labels, n_missing))
         else:
             pieces.extend(_categorical_pieces(name, j, X[:, j], Y, categories[j], criterion))
-    return _assemble(pieces)
+    return _assemble(pieces, Y.sum(axis=0))
 
 
 def node_at_depth(tree, X: np.ndarray, depth: int) -> np.ndarray:

@@ -81,6 +81,21 @@ def squared_error(w: np.ndarray, wy: np.ndarray, wyy: np.ndarray) -> np.ndarray:
     return np.maximum(mse, 0.0)
 
 
+#: Two scores of one node's splits closer than this, relative to the larger of the best
+#: score and the node's impurity, are equal: float noise, not a better split. Gains within
+#: it of 0 are no gain.
+TIE_TOLERANCE = 1e-12
+
+
+def tie_floor(best, impurity):
+    """The lowest score that still ties with ``best`` at a node of impurity ``impurity``.
+
+    >>> float(tie_floor(0.5, 1.0)) == 0.5 - 1e-12
+    True
+    """
+    return best - TIE_TOLERANCE * np.maximum(np.abs(best), impurity)
+
+
 CLASSIFICATION_CRITERIA = {
     "gini": gini,
     "entropy": entropy,

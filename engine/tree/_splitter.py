@@ -31,7 +31,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ._criteria import entropy
+from ._criteria import entropy, tie_floor
 
 
 @dataclass
@@ -90,7 +90,8 @@ def _score(crit, left, right, parent, parent_imp, min_leaf, min_gain):
 
 
 def score_binary(crit, level, node, left, right, nan, min_leaf):
-    """Try the node's missing rows on each side; keep the better (ties: right).
+    """Try the node's missing rows on each side; keep the better (ties, as
+    :func:`._criteria.tie_floor` has them: right).
 
     Returns gain, score, the missing rows' side (see :class:`Candidates`) and the
     statistics of the left child with them if they go there."""
@@ -103,7 +104,7 @@ def score_binary(crit, level, node, left, right, nan, min_leaf):
     has_nan = nan[:, -1] > 0
     with_nan = left + nan
     gain_l, score_l = _score(crit, with_nan, right, parent, imp, min_leaf, min_gain)
-    go_left = has_nan & (score_l > score_r)
+    go_left = has_nan & (score_r < tie_floor(score_l, imp))  # tied: right
     missing = np.where(has_nan, np.where(go_left, 0, 1), -1)
     first = np.where(go_left[:, None], with_nan, left)
     return np.where(go_left, gain_l, gain_r), np.where(go_left, score_l, score_r), missing, first
@@ -879,7 +880,8 @@ def binary_category_candidates(crit, level, hist, min_leaf):
 
 
 def multiway_candidates(crit, level, hist, min_leaf) -> Candidates:
-    """ID3: one branch per category; missing rows tried on every non-empty branch."""
+    """ID3: one branch per category; missing rows tried on every non-empty branch (ties:
+    the first)."""
     children, nan = hist[:, :-1], hist[:, -1]
     present = children[..., -1] > 0
     parent = level.totals
@@ -893,15 +895,19 @@ def multiway_candidates(crit, level, hist, min_leaf) -> Candidates:
     if crit.ratio:
         w = crit.weight(children)[:, None, :] + np.eye(len(base))[None] * crit.weight(nan)[:, None, None]
         score = options / np.maximum(entropy(w), 1e-300)
-    score = np.where(present, score, -np.inf)
-    best = np.argmax(score, axis=1)
+    # An option is allowed when every branch holding rows (the missing ones included)
+    # keeps min_samples_leaf of them and the gain is enough; empty ID3 branches are fine.
+    n_rows = children[:, None, :, -1] + np.eye(len(base))[None] * nan[:, None, None, -1]
+    allowed = np.all((n_rows == 0) | (n_rows >= min_leaf), axis=2)
+    allowed &= (present.sum(axis=1) >= 2)[:, None] & (options > level.min_gain[:, None])
+    score = np.where(present & allowed, score, -np.inf)
+    tied = score >= tie_floor(score.max(axis=1), level.impurity)[:, None]
+    best = np.argmax(tied & (score > -np.inf), axis=1)  # the first branch tied with the best
     rows = np.arange(len(parent))
     gain, score = options[rows, best], score[rows, best]
-    ok = (present.sum(axis=1) >= 2) & (gain > level.min_gain)
-    ok &= np.all(~present | (children[..., -1] >= min_leaf), axis=1)
     missing = np.where(nan[:, -1] > 0, best, -1)
     m = len(parent)
-    cands = Candidates(rows, np.zeros(m, np.intp), np.where(ok, score, -np.inf), gain,
+    cands = Candidates(rows, np.zeros(m, np.intp), score, gain,
                        np.zeros(m, np.intp), np.full(m, np.nan), missing,
                        np.full(parent.shape, np.nan))  # not binary
     return keep_valid(cands)
@@ -910,8 +916,8 @@ def multiway_candidates(crit, level, hist, min_leaf) -> Candidates:
 def choose_splits(cands: Candidates, level: Level):
     """Index into ``cands`` of the split chosen for each node (-1: none).
 
-    Tie rule: among candidates whose score is within a relative 1e-12 of the node's
-    best, the lowest feature index wins, then the lowest rank (threshold / prefix).
+    Tie rule: among candidates tied with the node's best (:func:`._criteria.tie_floor`),
+    the lowest feature index wins, then the lowest rank (threshold / prefix).
     """
     m = level.n_nodes
     near = near_best(cands.node, cands.score, level)
@@ -930,16 +936,17 @@ def choose_splits(cands: Candidates, level: Level):
 
 
 def near_best(node: np.ndarray, score: np.ndarray, level: Level) -> np.ndarray:
-    """Positions of the candidates (their ``node`` and ``score``) within a relative 1e-12
-    of their node's best among them, and valid: those :func:`choose_splits` looks at.
+    """Positions of the candidates (their ``node`` and ``score``) tied with their node's
+    best among them (:func:`._criteria.tie_floor`), and valid: those :func:`choose_splits`
+    looks at.
 
     A search may keep only these of its own candidates: among more candidates a node's
     best is no lower, and the bar it sets is no lower either (best - tol grows with the
     best), so no candidate it could choose is lost."""
     best = np.full(level.n_nodes, -np.inf)
     np.maximum.at(best, node, score)
-    tol = 1e-12 * np.maximum(np.abs(best), level.impurity)
-    return np.flatnonzero((score >= gather(best - tol, node)) & (score > -np.inf))
+    return np.flatnonzero((score >= gather(tie_floor(best, level.impurity), node))
+                          & (score > -np.inf))
 
 
 def draw_features(row_codes: np.ndarray, level: Level, k: int, priority: np.ndarray,

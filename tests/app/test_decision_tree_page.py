@@ -119,6 +119,15 @@ def test_grow_step_by_step_shows_the_tree_cut_at_the_step():
     assert n_nodes(dot_of(at)) == 5  # root, the setosa leaf, and one more split
 
 
+def test_grow_step_by_step_shows_the_textbook_loop_it_is_checked_against():
+    at = run_page(data="iris", dt_view="Grow step by step")
+    assert_clean(at)
+    assert any(e.label.startswith("How is this grown?") for e in at.expander)
+    code = [c.value for c in at.code]
+    assert any(c.startswith("def grow(") and "best_split(" in c for c in code)
+    assert any(c.startswith("def best_split(") for c in code)
+
+
 def test_link_reopens_display_depth_row_typed_row_and_fit():
     at = run_page(data="iris", dt_show_depth="2", dt_row="3", dt_fit="true", dt_typed="true")
     assert_clean(at)

@@ -279,6 +279,8 @@ def test_missing_values_go_to_the_better_side_as_in_the_tree():
             if row["missing_to"] == "left"
             else (left + missing, right - missing)
         )
+        if min(side.sum() for side in moved) == 0:
+            continue  # "any category" vs "missing": the missing rows are the right child
         assert _gini_decrease(*moved) <= row["gini_decrease"] + 1e-12
     chosen = table[table["chosen"]].iloc[0]
     tree = model.tree_
@@ -307,3 +309,18 @@ def test_chosen_split_counted_on_new_rows():
     goes_left = X[200:, model.tree_.feature[0]] <= model.tree_.threshold[0]
     expected = tuple(np.bincount(y[200:][goes_left], minlength=2).astype(float))
     assert chosen.iloc[0]["left_counts"] == expected
+
+
+def test_a_category_present_or_missing_is_a_candidate_and_can_be_chosen():
+    """With one category and missing values, the only binary split is "any value" vs
+    "missing": listed after the prefixes, and the one the tree makes."""
+    X = pd.DataFrame({"colour": ["red", "red", "red", None, None]})
+    y = np.array([0, 0, 0, 1, 1])
+    model = DecisionTreeClassifier().fit(X, y)
+    table = split_candidates(model, 0, X, y)
+    subset = table[table["split"] == "subset"]
+    assert len(subset) == 1
+    row = subset.iloc[0]
+    assert row["categories"] == ("red",) and row["missing_to"] == "right"
+    assert row["left_counts"] == (3.0, 0.0) and row["right_counts"] == (0.0, 2.0)
+    assert row["gini_decrease"] == pytest.approx(0.48) and row["chosen"]
