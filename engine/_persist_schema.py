@@ -43,6 +43,7 @@ from .naive_bayes import BernoulliNB, CategoricalNB, GaussianNB, MixedNB, Multin
 from .naive_bayes._mixed import KINDS
 from .text import Vocabulary
 from .tree import DecisionTreeClassifier, DecisionTreeRegressor
+from .tree._builder import resolve_max_features
 
 ESTIMATORS = {cls.__name__: cls for cls in (
     GaussianNB, CategoricalNB, MultinomialNB, BernoulliNB, MixedNB, DecisionTreeClassifier,
@@ -261,6 +262,7 @@ def derive(model) -> None:
     if isinstance(model, _TREES):
         model.is_categorical_ = encoder.is_categorical_
         model.categories_ = encoder.categories_
+        model.max_features_ = resolve_max_features(model.max_features, model.n_features_in_)
         model.feature_importances_ = model.tree_.feature_importances(model.n_features_in_)
     elif isinstance(model, CategoricalNB):
         model.categories_ = list(encoder.categories_)

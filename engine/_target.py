@@ -30,8 +30,8 @@ OUTCOME_NAMES = (
     "will_wait", "willwait", "play", "play_tennis", "playtennis", "spam", "is_spam", "fraud",
     "is_fraud", "approved", "decision", "category", "type", "quality", "grade", "status",
 )
-#: Few enough values to be classes a class can read.
-MAX_CLASSES = 20
+#: Few enough values to be classes a class can read: a guessed target has at most these.
+MAX_GUESSED_CLASSES = 20
 #: Kinds a target may have.
 USABLE = ("numeric", "categorical")
 
@@ -83,12 +83,12 @@ def guess_target(frame: pd.DataFrame, schema: pd.DataFrame | None = None, *,
         best = min(named, key=lambda c: (OUTCOME_NAMES.index(normalise(c)), -_position(frame, c)))
         return str(best), f"its name says it is an outcome, and it has {distinct[best]} values"
     labels = [c for c in usable if schema.loc[c, "kind"] == "categorical"
-              and 2 <= distinct[c] <= MAX_CLASSES]
+              and 2 <= distinct[c] <= MAX_GUESSED_CLASSES]
     if labels:
         return str(labels[-1]), (f"it is the last column of a few categories "
                                  f"({distinct[labels[-1]]} values)")
     counts = [c for c in usable if schema.loc[c, "kind"] == "numeric"
-              and 2 <= distinct[c] <= MAX_CLASSES and _whole(frame[c])]
+              and 2 <= distinct[c] <= MAX_GUESSED_CLASSES and _whole(frame[c])]
     if counts:
         return str(counts[-1]), (f"it is the last column of a few whole-number classes "
                                  f"({distinct[counts[-1]]} values)")
@@ -102,7 +102,7 @@ def guess_target(frame: pd.DataFrame, schema: pd.DataFrame | None = None, *,
 
 
 def _few_classes(column: pd.Series, kind: str, n_distinct: int) -> bool:
-    return n_distinct <= MAX_CLASSES and (kind == "categorical" or _whole(column))
+    return n_distinct <= MAX_GUESSED_CLASSES and (kind == "categorical" or _whole(column))
 
 
 def _position(frame: pd.DataFrame, column) -> int:
@@ -136,7 +136,7 @@ def leaky_features(frame: pd.DataFrame, target, features, schema=None) -> list[t
     """
     schema = infer_schema(frame) if schema is None else schema
     y = frame[target]
-    if y.nunique() < 2 or y.nunique() > MAX_CLASSES:
+    if y.nunique() < 2 or y.nunique() > MAX_GUESSED_CLASSES:
         return []
     codes = pd.Series(pd.factorize(y)[0], index=y.index)  # classes as integers, read once
     found = []
@@ -146,7 +146,7 @@ def leaky_features(frame: pd.DataFrame, target, features, schema=None) -> list[t
         if rows.sum() < LEAK_MIN_ROWS or kind not in USABLE:
             continue
         x, labels = frame.loc[rows, column], codes[rows]
-        if kind == "categorical" or x.nunique() <= MAX_CLASSES:
+        if kind == "categorical" or x.nunique() <= MAX_GUESSED_CLASSES:
             share = pd.crosstab(x, labels).max(axis=1).sum() / len(labels)
         else:
             share = _stump_share(x.to_numpy(dtype=float), labels.to_numpy())

@@ -495,7 +495,7 @@ def _permutation_drops(trees, oob, X_enc, target, seeds, classifier: bool) -> np
         seen[cell[first]] = True
         path_pairs.append(walking[first])
         path_nodes.append(at[first])
-        leaf[walking] = tree._step(at, flat[pair_row[walking] * p + f], missing, categorical)
+        leaf[walking] = tree.step(at, flat[pair_row[walking] * p + f], missing, categorical)
         walking = walking[~is_leaf[leaf[walking]]]
     pair = np.concatenate(path_pairs or [np.zeros(0, np.intp)])
     node = np.concatenate(path_nodes or [np.zeros(0, np.intp)])
@@ -510,7 +510,7 @@ def _permutation_drops(trees, oob, X_enc, target, seeds, classifier: bool) -> np
         at = node[walking]
         f = tree.feature[at]
         x = flat[np.where(f == k[walking], shuffled_at[walking], own_at[walking]) + f]
-        node[walking] = tree._step(at, x, missing, categorical)
+        node[walking] = tree.step(at, x, missing, categorical)
         walking = walking[~is_leaf[node[walking]]]
 
     def per_row(leaves, truth):  # what the score averages: hits, or minus squared errors
@@ -563,6 +563,32 @@ class DecisionGrid:
     classes: np.ndarray | None
 
 
+def grid_axis(values, resolution: int, margin: float = 0.05, *,
+              nonnegative: bool = False) -> np.ndarray:
+    """``resolution`` points spanning the finite ``values``, widened by ``margin`` × range
+    per side (±0.5 when they are all equal, [0, 1] when there are none).
+
+    With ``nonnegative``, a column without negative values is not widened below 0
+    (counts stay counts). Every boundary picture spans its axes with this.
+
+    >>> grid_axis(np.array([1.0, 3.0, np.nan]), 3, margin=0.5).tolist()
+    [0.0, 2.0, 4.0]
+    """
+    values = np.asarray(values, dtype=float)
+    values = values[np.isfinite(values)]
+    low, high = (values.min(), values.max()) if values.size else (0.0, 1.0)
+    pad = margin * (high - low) if high > low else 0.5
+    start = max(low - pad, 0.0) if nonnegative and low >= 0 else low - pad
+    return np.linspace(start, high + pad, resolution)
+
+
+def grid_rows(columns, xs: np.ndarray, ys: np.ndarray) -> tuple[tuple[int, int], pd.DataFrame]:
+    """The grid of ``xs`` × ``ys`` as rows of a frame with the two ``columns`` (x varies
+    fastest), and the grid's shape (len(ys), len(xs)) to reshape predictions to."""
+    gx, gy = np.meshgrid(xs, ys)
+    return gx.shape, pd.DataFrame({columns[0]: gx.ravel(), columns[1]: gy.ravel()})
+
+
 def decision_grid(model, X2, resolution: int = 200, margin: float = 0.05) -> DecisionGrid:
     """Predict on a ``resolution`` × ``resolution`` grid spanning two numeric features.
 
@@ -587,15 +613,12 @@ def decision_grid(model, X2, resolution: int = 200, margin: float = 0.05) -> Dec
     frame = X2 if isinstance(X2, pd.DataFrame) else pd.DataFrame(np.asarray(X2))
     if not all(pd.api.types.is_numeric_dtype(frame[c]) for c in frame.columns):
         raise ValueError("decision_grid needs two numeric columns.")
-    axes = []
-    for j in range(2):
-        low, high = np.nanmin(frame.iloc[:, j].to_numpy(float)), np.nanmax(frame.iloc[:, j].to_numpy(float))
-        pad = margin * (high - low) if high > low else 0.5
-        axes.append(np.linspace(low - pad, high + pad, resolution))
+    axes = [grid_axis(frame.iloc[:, j], resolution, margin) for j in range(2)]
     xx, yy = np.meshgrid(*axes)
-    points = np.column_stack([xx.ravel(), yy.ravel()])
     names = [str(n) for n in model.feature_names_in_]
-    grid_X = pd.DataFrame(points, columns=names) if isinstance(X2, pd.DataFrame) else points
+    _, grid_X = grid_rows(names, *axes)
+    if not isinstance(X2, pd.DataFrame):
+        grid_X = grid_X.to_numpy()
     if not hasattr(model, "predict_proba"):
         value = np.asarray(model.predict(grid_X), dtype=float).reshape(xx.shape)
         return DecisionGrid(xx, yy, None, None, value, names, None)

@@ -17,6 +17,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from engine.inspection import grid_axis, grid_rows
+from engine.tree import plurality
 from engine.tree._tree import NUMERIC
 
 from ._points import spread
@@ -61,13 +63,6 @@ class StagedGrid:
     classes: np.ndarray
 
 
-def _axis(values: np.ndarray, resolution: int, margin: float) -> np.ndarray:
-    values = values[np.isfinite(values)]
-    low, high = (values.min(), values.max()) if len(values) else (0.0, 1.0)
-    pad = margin * (high - low) if high > low else 0.5
-    return np.linspace(low - pad, high + pad, resolution)
-
-
 def staged_grid(model, X2: pd.DataFrame, resolution: int = 120,
                 margin: float = 0.05) -> StagedGrid:
     """Every round's boundary on a grid, in one pass of ``staged_decision_function``.
@@ -86,10 +81,9 @@ def staged_grid(model, X2: pd.DataFrame, resolution: int = 120,
     """
     if list(model.feature_names_in_) != [str(c) for c in X2.columns]:
         raise ValueError("staged_grid needs a model fitted on exactly the columns of X2.")
-    xs, ys = (_axis(X2.iloc[:, j].to_numpy(float), resolution, margin) for j in (0, 1))
-    gx, gy = np.meshgrid(xs, ys)
-    points = pd.DataFrame({X2.columns[0]: gx.ravel(), X2.columns[1]: gy.ravel()})
-    stages = [_class_index(score).reshape(gx.shape)
+    xs, ys = (grid_axis(X2.iloc[:, j], resolution, margin) for j in (0, 1))
+    shape, points = grid_rows(X2.columns, xs, ys)
+    stages = [_class_index(score).reshape(shape)
               for score in model.staged_decision_function(points)]
     return StagedGrid(xs, ys, np.array(stages, dtype=np.int8),
                       (str(X2.columns[0]), str(X2.columns[1])), model.classes_)
@@ -201,17 +195,11 @@ def learner_sides(learner, class_names=None, note_missing: bool = True) -> list[
     tree, names = learner.tree_, TreeNames(learner, class_names=class_names)
     classes = names.classes or [str(c) for c in learner.classes_]
     if tree.children_left[0] < 0:
-        return [("all rows", classes[_plurality(tree.value[0])])]
+        return [("all rows", classes[plurality(tree.value[[0]])[0]])]
     children = np.unique(np.concatenate([[tree.children_left[0], tree.children_right[0]],
                                          tree.category_child[0][tree.category_child[0] >= 0]]))
     children = [c for c in children if c >= 0]
-    return [(edge_text(tree, 0, c, names, note_missing), classes[_plurality(tree.value[c])]) for c in children]
-
-
-def _plurality(counts: np.ndarray) -> int:
-    # ties go to the class listed last, as the engine's tree predict does
-    counts = np.asarray(counts).ravel()
-    return int(len(counts) - 1 - np.argmax(counts[::-1]))
+    return [(edge_text(tree, 0, c, names, note_missing), classes[plurality(tree.value[[c]])[0]]) for c in children]
 
 
 def learner_rule(learner) -> str:

@@ -20,7 +20,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from engine.inspection import staged_error_curve
+from engine.inspection import grid_axis, grid_rows, staged_error_curve
 from engine.metrics import log_loss
 
 from ._text import plain, plain_all
@@ -312,19 +312,12 @@ def staged_grids(model, X2: pd.DataFrame, resolution: int = 120) -> dict:
     index, shape (n_rounds + 1, resolution, resolution)); ``z[0]`` is the start
     :math:`S_0` (the class priors), ``z[t]`` the model after t trees.
     """
-    axes = [_span(X2.iloc[:, j].to_numpy(dtype=float), resolution) for j in (0, 1)]
-    gx, gy = np.meshgrid(*axes)
-    grid = pd.DataFrame({X2.columns[0]: gx.ravel(), X2.columns[1]: gy.ravel()})
+    axes = [grid_axis(X2.iloc[:, j], resolution) for j in (0, 1)]
+    shape, grid = grid_rows(X2.columns, *axes)
     start = model.loss_.proba(np.tile(model.init_, (len(grid), 1)))
     stages = [start, *model.staged_predict_proba(grid)]
-    z = np.stack([np.argmax(p, axis=1).reshape(gx.shape) for p in stages]).astype(np.int8)
+    z = np.stack([np.argmax(p, axis=1).reshape(shape) for p in stages]).astype(np.int8)
     return {"x": axes[0], "y": axes[1], "z": z}
-
-
-def _span(values: np.ndarray, n: int) -> np.ndarray:
-    low, high = np.nanmin(values), np.nanmax(values)
-    pad = 0.05 * (high - low) if high > low else 0.5
-    return np.linspace(low - pad, high + pad, n)
 
 
 def grid_at(grids: dict, t: int) -> dict:

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from engine.inspection import grid_axis, grid_rows
 from engine.text import tokenize
 
 from ._points import spread, true_values_hover
@@ -274,20 +275,12 @@ def decision_grid(model, X: pd.DataFrame, resolution: int = 120) -> dict:
     class index of the MAP class and ``confidence`` (same shape) its posterior.
     """
     a, b = X.columns[:2]
-    xs, ys = (_axis(X[c].to_numpy(float), resolution) for c in (a, b))
-    xx, yy = np.meshgrid(xs, ys)
-    proba = model.predict_proba(pd.DataFrame({a: xx.ravel(), b: yy.ravel()}))
-    shape = xx.shape
+    # counts stay counts: a non-negative column is not widened below 0 (multinomial refuses < 0)
+    xs, ys = (grid_axis(X[c], resolution, nonnegative=True) for c in (a, b))
+    shape, rows = grid_rows((a, b), xs, ys)
+    proba = model.predict_proba(rows)
     return {"x": xs, "y": ys, "z": proba.argmax(axis=1).reshape(shape),
             "confidence": proba.max(axis=1).reshape(shape), "columns": (str(a), str(b))}
-
-
-def _axis(values: np.ndarray, n: int) -> np.ndarray:
-    values = values[np.isfinite(values)]
-    low, high = (values.min(), values.max()) if values.size else (0.0, 1.0)
-    pad = 0.05 * (high - low) or 0.5
-    # Counts stay counts: a non-negative column is not padded below 0 (multinomial refuses < 0).
-    return np.linspace(low - pad if low < 0 else max(low - pad, 0.0), high + pad, n)
 
 
 def decision_boundary_figure(grid: dict, X: pd.DataFrame, y: pd.Series, classes,

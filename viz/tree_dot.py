@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from engine.tree import plurality
 from engine.tree._tree import CATEGORICAL_BINARY, CATEGORICAL_MULTIWAY, NUMERIC
 
 from ._text import MAX_NAMED_VALUES, value_list
@@ -59,8 +60,7 @@ def _is_classifier(model) -> bool:
 
 
 def _majority(counts: np.ndarray) -> int:
-    # Ties go to the class listed last, as the estimator's predict does.
-    return int(len(counts) - 1 - np.argmax(counts[::-1]))
+    return int(plurality(np.asarray(counts)[None])[0])
 
 
 class TreeNames:
@@ -382,7 +382,7 @@ def _below(tree, nodes: set) -> set:
 def _edges(tree, shown: np.ndarray, path: set, names: TreeNames, style: Style,
            noted: set | None, gone: set = frozenset()) -> list[str]:
     drawn = set(shown.tolist())
-    root_weight = max(tree.weighted_n_node_samples[0], 1e-12)
+    root_weight = max(tree.weighted_n_node_samples[0], np.finfo(float).tiny)
     lines = []
     for child in shown[1:]:
         parent = int(tree.parent[child])

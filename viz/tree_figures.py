@@ -10,6 +10,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from engine.inspection import grid_axis, grid_rows
+from engine.tree import plurality
 from engine.tree._criteria import entropy, gini, misclassification
 
 from ._points import spread, true_values_hover
@@ -251,8 +253,7 @@ def depth_curve(model, X_train, y_train, X_test, y_test) -> pd.DataFrame:
 def _error(model, value: np.ndarray, y) -> float:
     y = np.asarray(y)
     if getattr(model, "_estimator_type", None) == "classifier":
-        best = value.shape[1] - 1 - np.argmax(value[:, ::-1], axis=1)
-        return float(np.mean(model.classes_[best] != y)) if len(y) else float("nan")
+        return float(np.mean(model.classes_[plurality(value)] != y)) if len(y) else float("nan")
     return float(np.mean((y.astype(float) - value[:, 0]) ** 2)) if len(y) else float("nan")
 
 
@@ -302,22 +303,13 @@ def decision_grid(model, X: pd.DataFrame, resolution: int = 150) -> dict:
     Returns ``x``, ``y`` (grid coordinates, shape (resolution,)), and ``z`` (shape
     (resolution, resolution)): class index for a classifier, prediction for a regressor.
     """
-    a, b = (X.iloc[:, i].astype(float) for i in (0, 1))
-    xs, ys = (_span(v, resolution) for v in (a, b))
-    gx, gy = np.meshgrid(xs, ys)
-    grid = pd.DataFrame({X.columns[0]: gx.ravel(), X.columns[1]: gy.ravel()})
+    xs, ys = (grid_axis(X.iloc[:, j], resolution) for j in (0, 1))
+    shape, grid = grid_rows(X.columns, xs, ys)
     if getattr(model, "_estimator_type", None) == "classifier":
-        z = np.argmax(model.predict_proba(grid)[:, ::-1], axis=1)
-        z = len(model.classes_) - 1 - z
+        z = plurality(model.predict_proba(grid))
     else:
         z = model.predict(grid)
-    return {"x": xs, "y": ys, "z": z.reshape(gx.shape).astype(float)}
-
-
-def _span(values: pd.Series, n: int) -> np.ndarray:
-    lo, hi = np.nanmin(values), np.nanmax(values)
-    pad = 0.05 * (hi - lo) if hi > lo else 0.5
-    return np.linspace(lo - pad, hi + pad, n)
+    return {"x": xs, "y": ys, "z": z.reshape(shape).astype(float)}
 
 
 def boundary_figure(grid: dict, train: pd.DataFrame, y_train, test: pd.DataFrame | None, y_test,

@@ -3,7 +3,7 @@
 :class:`BaseBagged` fits ``n_estimators`` members on bootstrap counts (see
 :mod:`._base`), averages their predictions and keeps everything the OOB pictures need.
 Members that are Glassbox trees take the fast path: ``X`` is encoded and its columns
-sorted once, the trees grow in stacks (``engine.tree._classes.fit_stacked``: the in-bag
+sorted once, the trees grow in stacks (``engine.tree._classes.grow_many``: the in-bag
 rows of several trees one after the other, all grown level by level together), and
 prediction walks all trees at once; any other member is fitted with
 ``fit(X, y, sample_weight=counts)``.
@@ -26,7 +26,8 @@ from ..base import BaseEstimator
 from ..metrics import r2_score
 from ..tree import DecisionTreeClassifier, DecisionTreeRegressor
 from ..tree._binning import PreparedFeatures, prepare_features
-from ..tree._classes import fit_stacked
+from ..tree._builder import resolve_max_features
+from ..tree._classes import grow_many
 from ..tree._quantile import resolve_bins
 from ._base import (
     BATCHES_PER_WORKER,
@@ -37,7 +38,6 @@ from ._base import (
     forest_apply,
     forest_leaves,
     leaf_values,
-    resolve_max_features,
     resolve_max_samples,
     run_parallel,
     stack_trees,
@@ -134,7 +134,7 @@ def _fit_stack(members: list, data: _TrainingData, bootstrap_seeds: list[int]) -
     """Draw each member's bootstrap and grow the members (trees) together."""
     counts = [bootstrap_counts(seed, len(data.target), data.n_draw, data.bootstrap)
               for seed in bootstrap_seeds]
-    fit_stacked(members, data.X_enc, data.target, [data.weight * c for c in counts],
+    grow_many(members, data.X_enc, data.target, [data.weight * c for c in counts],
                 data.encoder, data.classes, data.prepared)
     return list(zip(members, map(compact_counts, counts), strict=True))
 

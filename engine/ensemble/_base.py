@@ -13,7 +13,6 @@
 """
 from __future__ import annotations
 
-import math
 import threading
 from dataclasses import dataclass, fields
 from functools import cached_property
@@ -85,28 +84,6 @@ def compact_counts(counts: np.ndarray) -> np.ndarray:
     dozen, so one byte each, whatever the number of rows drawn."""
     top = int(counts.max(initial=0))
     return counts.astype(np.uint8 if top < 2**8 else np.uint16 if top < 2**16 else np.uint32)
-
-
-def resolve_max_features(max_features, n_features: int) -> int:
-    """Features drawn per node, m: ``"sqrt"`` is ⌊√p⌋, a float f is ⌊f·p⌋, at least 1.
-
-    The float product is floored with a 1e-9 guard so that ``1/3`` gives exactly
-    ⌊p/3⌋ (``1/3`` is stored a hair below a third).
-    """
-    if max_features is None:
-        return n_features
-    if max_features == "sqrt":
-        return max(1, math.isqrt(n_features))
-    if max_features == "log2":
-        return max(1, int(math.log2(n_features)))
-    if isinstance(max_features, (float, np.floating)) and 0 < max_features <= 1:
-        return max(1, math.floor(max_features * n_features + 1e-9))
-    if isinstance(max_features, (int, np.integer)) and max_features >= 1:
-        return min(int(max_features), n_features)
-    raise ValueError(
-        "max_features must be None, 'sqrt', 'log2', a fraction in (0, 1] or an int >= 1; "
-        f"got {max_features!r}."
-    )
 
 
 def effective_jobs(n_jobs: int | None) -> int:
@@ -395,7 +372,7 @@ class _Walk:
         while n:
             pair, node, row_start = self.sets[0][:, :n]
             if general:  # the last drop left only pairs at internal nodes
-                node[:] = tree._step(node, self.flat[row_start + tree.feature[node]], True, True)
+                node[:] = tree.step(node, self.flat[row_start + tree.feature[node]], True, True)
             else:
                 steps = (schedule[compactions] if compactions < len(schedule) else 1) - taken
                 compactions, taken = compactions + 1, 0

@@ -29,10 +29,9 @@ import numpy as np
 
 from ..tree import DecisionTreeClassifier, DecisionTreeRegressor, Tree
 from ..tree._binning import smallest_int
-from ..tree._criteria import tie_floor
+from ..tree._criteria import FLOAT_NOISE, tie_floor
 from ..tree._splitter import cumsum0
 
-_EPS = np.finfo(np.float64).eps
 _TINY = np.finfo(np.float64).tiny
 
 
@@ -144,7 +143,7 @@ def grow(binned: BinnedX, rows: np.ndarray, target: np.ndarray, weight: np.ndarr
         levels.append(level)
         leaves[rows] = first_id + node  # deeper levels overwrite: the last one is the leaf
         first_id += len(parent)
-        open_ = ((level.impurity > _EPS) & (level.n >= min_samples_split)
+        open_ = ((level.impurity > FLOAT_NOISE) & (level.n >= min_samples_split)
                  & (level.n >= 2 * min_samples_leaf) & (depth < max_depth))
         if not open_.any():
             break
@@ -510,13 +509,4 @@ def as_estimator(tree: Tree, template, encoder, classes=None):
     """A fitted ``DecisionTreeClassifier`` / ``DecisionTreeRegressor`` holding ``tree``."""
     est = template if template is not None else (
         DecisionTreeClassifier() if classes is not None else DecisionTreeRegressor())
-    est.encoder_ = encoder
-    est.feature_names_in_ = encoder.feature_names_in_
-    est.n_features_in_ = len(encoder.feature_names_in_)
-    est.is_categorical_ = encoder.is_categorical_
-    est.categories_ = encoder.categories_
-    if classes is not None:
-        est.classes_, est.n_classes_ = classes, len(classes)
-    est.tree_ = tree
-    est.feature_importances_ = tree.feature_importances(est.n_features_in_)
-    return est
+    return est.from_tree(tree, encoder, classes)

@@ -5,8 +5,8 @@ import numpy as np
 
 from ..base import ClassifierMixin, RegressorMixin
 from ..tree import DecisionTreeClassifier, DecisionTreeRegressor
+from ..tree._builder import resolve_max_features
 from ._bagged import BaseBagged
-from ._base import resolve_max_features
 
 _FOREST_NOTES = """
     Training (Breiman 2001): for b = 1..B draw a bootstrap sample :math:`Z^{*b}` and grow

@@ -13,7 +13,7 @@ from .._validation import (
     encode_labels,
 )
 from ..base import BaseEstimator, ClassifierMixin, clone
-from ..tree import DecisionTreeClassifier
+from ..tree import DecisionTreeClassifier, plurality
 from ..tree._builder import resolve_count
 from ..tree._quantile import resolve_bins
 from ._boost_tree import BinnedX, as_estimator, can_bin, grow
@@ -191,7 +191,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
                 learner = as_estimator(tree, clone(template), self.encoder_, self.classes_)
                 if (leaves < 0).any():  # rows of zero weight: walk them down
                     leaves = tree.apply(X_enc)
-                return learner, _plurality_codes(np.take(tree.value, leaves, axis=0))
+                return learner, plurality(np.take(tree.value, leaves, axis=0))
             return fit_round
 
         def fit_slow(alpha):
@@ -210,7 +210,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
             if getattr(learner, "encoder_", None) is self.encoder_:
                 if X_enc is None:
                     X_enc = self.encoder_.transform(X)
-                yield _plurality_codes(learner.tree_.value[learner.tree_.apply(X_enc)])
+                yield plurality(learner.tree_.value[learner.tree_.apply(X_enc)])
             else:
                 yield np.searchsorted(self.classes_, learner.predict(X))
 
@@ -292,13 +292,6 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         total = sum(w * est.feature_importances_
                     for w, est in zip(self.estimator_weights_, self.estimators_, strict=True))
         return total / self.estimator_weights_.sum()
-
-
-def _plurality_codes(value: np.ndarray) -> np.ndarray:
-    """The tree's predicted class code from leaf class weights (ties: last class, as the
-    tree's ``predict``)."""
-    K = value.shape[1]
-    return K - 1 - np.argmax(value[:, ::-1], axis=1)
 
 
 def _last(stages: Iterator, default=None):

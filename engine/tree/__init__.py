@@ -5,7 +5,7 @@ one keeps a :class:`Tree` of flat arrays in ``tree_`` that everything downstream
 """
 from ._classes import DecisionTreeClassifier, DecisionTreeRegressor, PruningPath, cut_to_depth
 from ._quantile import BINNINGS, DEFAULT_MAX_BINS
-from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree
+from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree, plurality
 
 __all__ = [
     "BINNINGS",
@@ -17,4 +17,5 @@ __all__ = [
     "TREE_UNDEFINED",
     "Tree",
     "cut_to_depth",
+    "plurality",
 ]

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._binning import PreparedFeatures, histogram_candidates
-from ._criteria import TIE_TOLERANCE
+from ._criteria import FLOAT_NOISE, TIE_TOLERANCE, Criterion
 from ._splitter import (
     Candidates,
     Level,
@@ -45,7 +45,6 @@ from ._tree import (
     Tree,
 )
 
-_EPS = np.finfo(np.float64).eps
 #: Category-table mark for a category with no training rows at the node.
 _UNSEEN_HERE = -3
 
@@ -73,22 +72,27 @@ def resolve_count(value, n_samples: int, name: str, minimum: int) -> int:
     return int(value)
 
 
-def resolve_max_features(max_features, n_features: int) -> int | None:
-    """How many features each node draws; None means all of them."""
+def resolve_max_features(max_features, n_features: int) -> int:
+    """Features drawn per node, m: all for None, ``"sqrt"`` ⌊√p⌋, ``"log2"`` ⌊log₂ p⌋, a
+    fraction f ⌊f·p⌋, an int itself (at most p); at least 1.
+
+    The fraction's product is floored with a 1e-9 guard, so that ``0.7`` of 90 is 63 and
+    ``1/3`` of 57 is 19 (both are stored a hair below the decimal; scikit-learn floors
+    the rounded product and gets 62 and 18).
+    """
     if max_features is None:
-        return None
+        return n_features
     if max_features == "sqrt":
-        return max(1, int(math.sqrt(n_features)))
+        return max(1, math.isqrt(n_features))
     if max_features == "log2":
         return max(1, int(math.log2(n_features)))
-    if isinstance(max_features, (float, np.floating)):
-        if not 0 < max_features <= 1:
-            raise ValueError(f"max_features as a fraction must be in (0, 1], got {max_features!r}.")
-        return max(1, int(max_features * n_features))
-    if isinstance(max_features, (int, np.integer)) and 1 <= max_features:
+    if isinstance(max_features, (float, np.floating)) and 0 < max_features <= 1:
+        return max(1, math.floor(max_features * n_features + 1e-9))
+    if isinstance(max_features, (int, np.integer)) and max_features >= 1:
         return min(int(max_features), n_features)
     raise ValueError(
-        f"max_features must be None, an int >= 1, a fraction, 'sqrt' or 'log2'; got {max_features!r}."
+        "max_features must be None, 'sqrt', 'log2', a fraction in (0, 1] or an int >= 1; "
+        f"got {max_features!r}."
     )
 
 
@@ -112,13 +116,13 @@ class _LevelRecord:
     improvement: np.ndarray     # weighted impurity decrease N_t/N * Δ
 
 
-def build_tree(prep: PreparedFeatures, crit, params: GrowParams) -> Tree:
+def build_tree(prep: PreparedFeatures, crit: Criterion, params: GrowParams) -> Tree:
     """Grow a tree on prepared features with the statistics held by ``crit``."""
     n_samples = prep.values.shape[1]
     return build_trees(prep, crit, params, np.zeros(n_samples, dtype=np.intp))[0]
 
 
-def build_trees(prep: PreparedFeatures, crit, params: GrowParams, tree_of_row) -> list[Tree]:
+def build_trees(prep: PreparedFeatures, crit: Criterion, params: GrowParams, tree_of_row) -> list[Tree]:
     """Grow several trees at once, level by level: row ``i`` belongs to tree ``tree_of_row[i]``.
 
     A forest stacks the in-bag rows of many trees (see :meth:`PreparedFeatures.take`):
@@ -143,7 +147,7 @@ def build_trees(prep: PreparedFeatures, crit, params: GrowParams, tree_of_row) -
     # A node's weight as measured (summed by class) is the sum of its rows' weights, bit
     # for bit, where the weights are whole numbers or summed alone (regression).
     whole = _whole_weights(crit)
-    weights_exact = not hasattr(crit, "codes") or whole
+    weights_exact = crit.codes is None or whole
     parent, previous, tree_of_node = np.full(n_trees, -1), None, np.arange(n_trees)
     records: list[_LevelRecord] = []
     children = None  # the next level's statistics, when the splits gave them
@@ -158,7 +162,7 @@ def build_trees(prep: PreparedFeatures, crit, params: GrowParams, tree_of_row) -
         if not open_.any():
             break
         grow = _LevelGrowth(params, rngs, tree_of_node, tree_weight[tree_of_node], draws,
-                            hasattr(crit, "codes") and whole)
+                            crit.codes is not None and whole)
         rows, node, order, used, children = _split_level(
             prep, crit, record, totals, open_, rows, node, order, used, grow
         )
@@ -224,7 +228,7 @@ def _measure_level(crit, rows, node, parent, previous, prep, totals=None):
 def _splittable(record: _LevelRecord, depth: int, params: GrowParams) -> np.ndarray:
     n = record.n_samples
     return (
-        (record.impurity > _EPS)
+        (record.impurity > FLOAT_NOISE)
         & (n >= params.min_samples_split)
         & (n >= 2 * params.min_samples_leaf)
         & (depth < params.max_depth)
@@ -257,7 +261,7 @@ def _sparse_features(prep: PreparedFeatures, crit, params: GrowParams,
 
 def _whole_weights(crit) -> bool:
     """Whether the rows weigh whole numbers: class counts then add up exactly in any order."""
-    return getattr(crit, "unit_weight", False) or getattr(crit, "int_weight", None) is not None
+    return crit.unit_weight or crit.int_weight is not None
 
 
 def _counts_searchable(crit, params: GrowParams) -> bool:
@@ -513,7 +517,7 @@ def _split_level(prep, crit, record, totals, open_, rows, node, order, used, gro
     chosen = choose_splits(cands, level)
     gain = np.where(chosen >= 0, np.append(cands.gain, 0.0)[chosen], 0.0)
     improvement = crit.weight(level.totals) / grow.tree_weight[open_ids] * gain
-    chosen[improvement + _EPS < params.min_impurity_decrease] = -1
+    chosen[improvement + FLOAT_NOISE < params.min_impurity_decrease] = -1
     split = np.flatnonzero(chosen >= 0)
     at = open_ids[split]
     record.improvement[at] = improvement[split]

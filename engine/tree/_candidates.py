@@ -27,6 +27,7 @@ import pandas as pd
 
 from ._chi2 import chi2_tables
 from ._criteria import CLASSIFICATION_CRITERIA, entropy, gini, tie_floor
+from ._tree import CATEGORICAL_BINARY, CATEGORICAL_MULTIWAY, LEAF, NUMERIC
 
 #: Columns of the candidate table, in order (``_lo``, ``_hi``, ``_codes`` are dropped at the end).
 SPLIT_COLUMNS = [
@@ -333,13 +334,13 @@ def _tree_split_rows(tree, node: int, X: np.ndarray, Y: np.ndarray) -> dict:
 def _matches(table: pd.DataFrame, tree, node: int) -> np.ndarray:
     kind, feature = int(tree.split_kind[node]), int(tree.feature[node])
     same = (table["feature_idx"] == feature).to_numpy()
-    if kind == 1:
+    if kind == NUMERIC:
         t = tree.threshold[node]
         numeric = same & (table["split"] == "threshold").to_numpy()
         if np.isinf(t):
             return numeric & np.isinf(table["threshold"].to_numpy())
         return numeric & (table["_lo"].to_numpy() <= t) & (t < table["_hi"].to_numpy())
-    if kind == 3:
+    if kind == CATEGORICAL_MULTIWAY:
         return same & (table["split"] == "multiway").to_numpy()
     left = set(np.flatnonzero(tree.category_child[node] == tree.children_left[node]).tolist())
     hit = np.zeros(len(table), dtype=bool)
@@ -357,14 +358,15 @@ def mark_chosen(table, tree, node, X, Y, names, categories) -> pd.DataFrame:
     counted on these rows and appended as the chosen row.
     """
     table["chosen"] = False
-    if tree.split_kind[node] == 0 or len(X) == 0:
+    if tree.split_kind[node] == LEAF or len(X) == 0:
         return table
     hit = np.flatnonzero(_matches(table, tree, node))
     if len(hit):
         table.loc[hit[0], "chosen"] = True
         return table
     j = int(tree.feature[node])
-    kind = {1: "threshold", 2: "subset", 3: "multiway"}[int(tree.split_kind[node])]
+    kind = {NUMERIC: "threshold", CATEGORICAL_BINARY: "subset",
+            CATEGORICAL_MULTIWAY: "multiway"}[int(tree.split_kind[node])]
     values = None if categories[j] is None else list(categories[j])
     if kind == "subset":
         left = np.flatnonzero(tree.category_child[node] == tree.children_left[node])

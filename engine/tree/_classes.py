@@ -62,20 +62,28 @@ class _BaseDecisionTree(BaseEstimator):
 
         ``target`` is class codes into ``classes`` (classifier) or the float target,
         ``weight`` a float array (e.g. bootstrap counts), ``encoder`` is shared, not
-        copied. Forests grow many such trees at once with :func:`fit_stacked`.
+        copied. Forests grow many such trees at once with :func:`grow_many`.
         """
-        self._start_encoded(X_enc, encoder, classes)
+        self._start_encoded(encoder, classes)
         return self._finish(self._grow(X_enc, target, weight))
 
-    def _start_encoded(self, X_enc, encoder, classes) -> None:
+    def from_tree(self, tree: Tree, encoder, classes=None):
+        """This estimator fitted to a ``tree`` grown elsewhere (the boosters' binned
+        grower) on rows encoded by ``encoder``; ``classes`` for a classifier. Pruned, and
+        every fitted attribute set, as ``fit`` would."""
+        self._start_encoded(encoder, classes)
+        return self._finish(tree)
+
+    def _start_encoded(self, encoder, classes) -> None:
         self._validate_params()
         if classes is not None:
             self._encode_target(classes)  # checks the criterion, sets classes_
         self.encoder_ = encoder
         self.feature_names_in_ = self.encoder_.feature_names_in_
-        self.n_features_in_ = X_enc.shape[1]
+        self.n_features_in_ = len(encoder.feature_names_in_)
         self.is_categorical_ = self.encoder_.is_categorical_
         self.categories_ = self.encoder_.categories_
+        self.max_features_ = resolve_max_features(self.max_features, self.n_features_in_)
 
     def _finish(self, tree: Tree):
         self.tree_ = self._prune(tree)
@@ -132,7 +140,7 @@ class _BaseDecisionTree(BaseEstimator):
             min_samples_split=resolve_count(self.min_samples_split, n_samples, "min_samples_split", 2),
             min_samples_leaf=resolve_count(self.min_samples_leaf, n_samples, "min_samples_leaf", 1),
             min_impurity_decrease=float(self.min_impurity_decrease),
-            max_features=resolve_max_features(self.max_features, self.n_features_in_),
+            max_features=self.max_features_ if self.max_features_ < self.n_features_in_ else None,
             max_leaf_nodes=self.max_leaf_nodes,
             multiway=self.categorical_split == "multiway",
             rng=check_random_state(self.random_state),
@@ -291,6 +299,8 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
     encoder_ : FeatureEncoder
     feature_importances_ : ndarray, shape (n_features,)
         Normalised total weighted impurity decrease per feature.
+    max_features_ : int
+        Features drawn per node, ``max_features`` resolved (all of them for None).
 
     Notes
     -----
@@ -390,6 +400,8 @@ class DecisionTreeRegressor(RegressorMixin, _BaseDecisionTree):
         ``value`` holds the node mean, shape (node_count, 1).
     encoder_ : FeatureEncoder
     feature_importances_ : ndarray, shape (n_features,)
+    max_features_ : int
+        Features drawn per node, ``max_features`` resolved (all of them for None).
 
     Notes
     -----
@@ -476,7 +488,7 @@ def cut_to_depth(model, max_depth: int):
     return out
 
 
-def fit_stacked(trees: list, X_enc, target, weights: list, encoder, classes, prepared) -> list:
+def grow_many(trees: list, X_enc, target, weights: list, encoder, classes, prepared) -> list:
     """Grow several trees of the same parameters at once, each on its own weights.
 
     The forests' fast path: ``trees`` are unfitted estimators that differ only in
@@ -487,7 +499,7 @@ def fit_stacked(trees: list, X_enc, target, weights: list, encoder, classes, pre
     make it. ``prepared`` is :func:`prepare_features` of all of ``X_enc``.
     """
     for tree in trees:
-        tree._start_encoded(X_enc, encoder, classes)
+        tree._start_encoded(encoder, classes)
     rows = [np.flatnonzero(w > 0) for w in weights]
     stacked_rows = np.concatenate(rows)
     tree_of_row = np.repeat(np.arange(len(trees)), [len(r) for r in rows])

@@ -26,6 +26,7 @@ statistics of any node or candidate child are sums, and gains follow from sums.
 from __future__ import annotations
 
 from functools import cached_property
+from typing import Protocol
 
 import numpy as np
 
@@ -81,6 +82,9 @@ def squared_error(w: np.ndarray, wy: np.ndarray, wyy: np.ndarray) -> np.ndarray:
     return np.maximum(mse, 0.0)
 
 
+#: An impurity at most this is a pure node, and a decrease short of a limit by at most
+#: this meets it: float noise on numbers of order 1.
+FLOAT_NOISE = np.finfo(np.float64).eps
 #: Two scores of one node's splits closer than this, relative to the larger of the best
 #: score and the node's impurity, are equal: float noise, not a better split. Gains within
 #: it of 0 are no gain.
@@ -142,6 +146,28 @@ def _xlog2x(x: np.ndarray) -> np.ndarray:
     return x * np.log2(np.where(x > 0, x, 1.0))
 
 
+class Criterion(Protocol):
+    """What the tree builder asks of a criterion: per-row statistics, and gains from sums.
+
+    Every attribute is always present; the builder reads them, never tests for them.
+    """
+
+    n_stats: int                   # statistics per row; the last one is the row count
+    codes: np.ndarray | None       # each row's class code (classification), else None
+    unit_weight: bool              # every row weighs 1: class sums are row counts
+    int_weight: np.ndarray | None  # whole-number weights in a narrow int type, else None
+    row_weight: np.ndarray         # each row's weight as a float
+    ratio: bool                    # ranks splits by gain / split information (C4.5)
+    concave: bool                  # only cuts where the class changes can be best
+    split_at_zero_gain: bool       # an impure node takes its best split even at gain 0
+
+    def measure(self, rows: np.ndarray, node: np.ndarray, n_nodes: int): ...
+    def of_totals(self, totals: np.ndarray): ...
+    def weight(self, stats: np.ndarray) -> np.ndarray: ...
+    def gain(self, children: list[np.ndarray], parent: np.ndarray, parent_imp) -> np.ndarray: ...
+    def order_key(self, hist: np.ndarray, totals: np.ndarray) -> np.ndarray: ...
+
+
 class ClassificationCriterion:
     """Weighted class counts as statistics; impurity gini / entropy / misclassification.
 
@@ -180,6 +206,9 @@ class ClassificationCriterion:
         self.int_weight = (sample_weight.astype(np.min_scalar_type(top) if top < 2**32 else np.int64)
                            if whole else None)
         self.codes = y.astype(np.int16 if n_classes < 2**15 else np.intp)
+        #: (prepared features, ``code * n_classes + class`` per row): made by the histogram
+        #: search on first use in this fit (:func:`._binning._coded_classes`).
+        self.coded_classes: tuple | None = None
         self.row_weight = np.asarray(sample_weight, dtype=np.float64)  # the row's one statistic
         self.n_stats = n_classes + 1
 
@@ -258,6 +287,9 @@ class SquaredErrorCriterion:
     concave = False  # scores every cut: a cut inside a run of equal y can still be best
     split_at_zero_gain = True
     n_stats = 3
+    codes = None
+    unit_weight = False
+    int_weight = None
 
     def __init__(self, y: np.ndarray, sample_weight: np.ndarray):
         self.y = y

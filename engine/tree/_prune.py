@@ -43,6 +43,7 @@ import pandas as pd
 
 from ..base import check_random_state, clone
 from ._chi2 import chi2_sf, chi2_statistic, chi2_tables
+from ._criteria import TIE_TOLERANCE
 from ._tree import plurality
 
 __all__ = [
@@ -424,5 +425,7 @@ def choose_ccp_alpha_cv(estimator, X, y, cv: int = 5, random_state: int | None =
             "cv_error_std": errors.std(axis=0),
         }
     )
-    best = np.flatnonzero(table["cv_error"].to_numpy() <= table["cv_error"].min() + 1e-12)[-1]
+    # the largest α (the smallest tree) among those tied for the lowest error
+    best = np.flatnonzero(table["cv_error"].to_numpy()
+                          <= table["cv_error"].min() + TIE_TOLERANCE)[-1]
     return float(alphas[best]), table

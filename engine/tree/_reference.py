@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ._candidates import SCORE_COLUMN, candidate_table, split_scores
-from ._criteria import CLASSIFICATION_CRITERIA, TIE_TOLERANCE, tie_floor
+from ._criteria import CLASSIFICATION_CRITERIA, FLOAT_NOISE, TIE_TOLERANCE, tie_floor
 
 #: The impurity decrease Δ of each criterion (the gain ratio's is the information gain).
 GAIN_COLUMN = {**SCORE_COLUMN, "gain_ratio": "info_gain"}
@@ -75,12 +75,12 @@ def grow(X, y, weight, rules: Rules, depth: int, used: frozenset) -> Node:
     counts = np.bincount(y, weights=weight, minlength=rules.n_classes).astype(float)
     impurity = float(CLASSIFICATION_CRITERIA[rules.criterion](counts))  # gain ratio: entropy
     node = Node(counts, len(y), impurity)
-    if (impurity <= np.finfo(float).eps or depth >= rules.max_depth
+    if (impurity <= FLOAT_NOISE or depth >= rules.max_depth
             or len(y) < max(rules.min_samples_split, 2 * rules.min_samples_leaf)):
         return node
     split = best_split(X, y, weight, rules, impurity, used)
     if split is None or counts.sum() / rules.total_weight * split.gain \
-            + np.finfo(float).eps < rules.min_impurity_decrease:
+            + FLOAT_NOISE < rules.min_impurity_decrease:
         return node
     node.split = split
     branch = route(split, X)
@@ -104,7 +104,7 @@ def best_split(X, y, weight, rules: Rules, impurity: float, used: frozenset) -> 
     for row in table.to_dict("records"):
         if row["split"] in kinds and row["feature_idx"] not in used:
             split = _split_of(row, rules)
-            options.append(place_missing(split, X, y, weight, rules, impurity))
+            options.append(send_missing(split, X, y, weight, rules, impurity))
     return first_of_the_best(options, impurity)
 
 
@@ -141,7 +141,7 @@ def route(split: Split, X) -> np.ndarray:
     return np.where(missing, split.missing, branch)
 
 
-def place_missing(split: Split, X, y, weight, rules: Rules, impurity: float) -> Split:
+def send_missing(split: Split, X, y, weight, rules: Rules, impurity: float) -> Split:
     """``split`` with its score and gain, the missing rows sent where it scores best.
 
     Every child holding present rows is an option (a binary tie goes right, a multiway

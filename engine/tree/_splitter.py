@@ -603,7 +603,7 @@ def _numeric_chunk(crit, level, n_f, runs: _Runs, min_leaf) -> Candidates:
     """Candidates of ``n_f`` features' runs (``runs.group`` is feature * m + node)."""
     m = level.n_nodes
     v = runs.v
-    codes = gather(crit.codes, runs.row) if hasattr(crit, "codes") else None
+    codes = None if crit.codes is None else gather(crit.codes, runs.row)
     missing_v = np.isnan(v)
     any_missing = bool(missing_v.any())
     n_present = runs.count
@@ -666,9 +666,9 @@ def _running_sums(crit, rows, codes) -> tuple[list[np.ndarray], np.ndarray | Non
     short: the caller gets the last class as the total weight minus the others (the
     total is the row count itself with unit weights, so then no weight is returned).
     """
-    if getattr(crit, "unit_weight", False):
+    if crit.unit_weight:
         return _class_sums(codes, None, crit.n_classes)
-    if getattr(crit, "int_weight", None) is None:
+    if crit.int_weight is None:
         return [cumsum0(gather(column, rows)) for column in crit.stats_t], None
     return _class_sums(codes, gather(crit.int_weight, rows), crit.n_classes)
 

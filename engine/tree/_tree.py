@@ -106,8 +106,11 @@ class Tree:
             return range(0)
         return range(int(self.children_left[node_id]), int(self.children_right[node_id]) + 1)
 
-    def _step(self, at: np.ndarray, x: np.ndarray, missing: bool, categorical: bool):
-        """Children of internal nodes ``at`` for rows whose split-feature values are ``x``."""
+    def step(self, at: np.ndarray, x: np.ndarray, missing: bool, categorical: bool):
+        """One step down: the children of internal nodes ``at`` for rows whose values of
+        the nodes' split features are ``x``. ``missing`` / ``categorical`` say whether
+        ``x`` may hold NaN and whether the tree has categorical splits (their work is
+        skipped when not). Forests and inspection walk many trees with it."""
         # A numeric split's right child is left + 1; NaN compares False, fixed below.
         child = self.children_left[at] + (x > self.threshold[at])
         if categorical:
@@ -131,7 +134,7 @@ class Tree:
         rows = np.flatnonzero(self.children_left[node] != TREE_LEAF)
         while len(rows):  # only rows not yet at a leaf are touched
             at = node[rows]
-            child = self._step(at, X[rows, self.feature[at]], missing, categorical)
+            child = self.step(at, X[rows, self.feature[at]], missing, categorical)
             node[rows] = child
             yield rows, child
             rows = rows[self.children_left[child] != TREE_LEAF]

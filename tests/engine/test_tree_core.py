@@ -908,3 +908,20 @@ def test_varies_in_runs_is_whether_a_run_holds_two_values(seed):
     np.testing.assert_array_equal(got, expected)
     np.testing.assert_array_equal(splitter.varies_in_runs(x[1], starts, starts + sizes), expected[1])
     assert not expected[0].any() and expected[1:].any() and not expected[1:].all()
+
+
+def test_max_features_has_one_resolution_for_trees_and_forests():
+    """0.7 of 90 features is 63 for a tree, a forest and the forest's trees alike."""
+    from engine.ensemble import RandomForestClassifier
+    from engine.ensemble import _base as ensemble_base
+    from engine.tree import _builder
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(40, 90)), rng.integers(0, 2, 40)
+    tree = DecisionTreeClassifier(max_features=0.7, random_state=0).fit(X, y)
+    forest = RandomForestClassifier(n_estimators=3, max_features=0.7, random_state=0).fit(X, y)
+    assert tree.max_features_ == forest.max_features_ == 63
+    assert [t.max_features_ for t in forest.estimators_] == [63, 63, 63]
+    assert DecisionTreeClassifier().fit(X, y).max_features_ == 90
+    assert not hasattr(ensemble_base, "resolve_max_features")  # one home: the tree builder
+    assert _builder.resolve_max_features(1 / 3, 57) == 19
