@@ -319,6 +319,10 @@ def _check_splits(tree: Tree, where: str, n_features: int) -> None:
         raise fail(where + ".category_child", "has a child index out of range")
     if not np.isfinite(tree.value).all() or (tree.n_node_samples < 0).any():
         raise fail(where + ".value", "must hold finite numbers")
+    weights = tree.weighted_n_node_samples
+    if not (np.isfinite(weights).all() and (weights >= 0).all() and weights[0] > 0):
+        raise fail(where + ".weighted_n_node_samples",
+                   "must be finite, not negative, and positive at the root")
 
 
 def _check_children(child: np.ndarray, allowed_at: np.ndarray, tree: Tree, where: str) -> None:
