@@ -5,7 +5,8 @@ from engine.data import DataError
 from ui import data_controls, heading, state, tables, url
 from ui import nb_controls as nb
 from ui.axes import axis_pair
-from ui.take_home import plain, take_home
+from ui.markdown import literal
+from ui.take_home import take_home
 from viz import nb_figures as nf
 from viz import tree_figures as tf
 
@@ -87,7 +88,7 @@ with tabs["Evidence for one row"]:
     try:
         ledger = model.evidence_ledger(x_row, 0)
     except ValueError as error:  # a typed value the model refuses, e.g. 1e200
-        st.error(f"**This row cannot be explained.** {plain(error)}")
+        st.error(f"**This row cannot be explained.** {literal(error)}")
     else:
         posterior = ledger.loc[("total", "posterior")]
         predicted = posterior.idxmax()

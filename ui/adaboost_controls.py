@@ -25,6 +25,7 @@ from viz import adaboost_figures as af
 from . import data_controls as dc
 from . import tables, url
 from .axes import axis_pair
+from .markdown import literal
 
 HELP = {
     "rounds": "T, the number of boosting rounds: the ensemble is "
@@ -174,7 +175,7 @@ def _picture_caption(dataset: Dataset, same: bool, full: bool, pair: tuple[str, 
         return
     source = "the model on all features" if full else "the two-feature model"
     st.caption(f"The shaded boundary, sign(Σ_{{s≤t}} ŵ_s f̂_s(x)), comes from a second AdaBoost "
-               f"fitted on **{_md(pair[0])}** and **{_md(pair[1])}** only (a boundary needs a model of "
+               f"fitted on **{literal(pair[0])}** and **{literal(pair[1])}** only (a boundary needs a model of "
                f"two inputs). Point areas ∝ α_i, × marks and the dashed split come from "
                f"{source}; the tables, curves and results use the model on all "
                f"{len(boost_features(dataset))} features.")
@@ -187,9 +188,9 @@ def round_arithmetic(model, learner, detail: af.RoundDetail, pair: tuple[str, st
     ``missing``: the training rows have missing values (say where the learner sends them).
     """
     t, K = detail.t, len(model.classes_)
-    sides = " · ".join(f"{_md(side)} → **{_md(c)}**"
+    sides = " · ".join(f"{literal(side)} → **{literal(c)}**"
                        for side, c in af.learner_sides(learner, note_missing=missing))
-    st.markdown(f"$\\hat f_{{{t}}}$ asks **{_md(af.learner_rule(learner))}**: {sides}")
+    st.markdown(f"$\\hat f_{{{t}}}$ asks **{literal(af.learner_rule(learner))}**: {sides}")
     if pair is not None and af.stump_line(learner, pair) is None:
         st.caption("Its split is not on one of the two drawn features, so no line is drawn.")
     st.latex(rf"\varepsilon_{{{t}}} = \textstyle\sum_{{\hat f_{{{t}}}(x_i) \ne y_i}} "
@@ -210,11 +211,6 @@ def heaviest_points(detail: af.RoundDetail, dataset: Dataset, k: int = 8) -> Non
                 "the next learner is pushed hardest to get these right.")
     tables.show(table, hide_index=True, column_config={
         c: st.column_config.NumberColumn(format="%.4g") for c in table.columns[3:]})
-
-
-def _md(text) -> str:
-    """User text (column names, categories) made literal in Markdown: $ _ * etc. escaped."""
-    return "".join("\\" + ch if ch in "\\`*_{}[]()#+-.!$<>|~" else ch for ch in str(text))
 
 
 def _weight_latex(detail: af.RoundDetail, eta: float, K: int) -> str:

@@ -8,8 +8,6 @@ the page is lost.
 """
 from __future__ import annotations
 
-import re
-
 import pandas as pd
 import streamlit as st
 
@@ -19,14 +17,9 @@ from engine.persist import ModelFileError, describe, model_from_json, model_to_j
 from ui.nb_controls import typed_row
 
 from . import tables, url
+from .markdown import literal
 
 MODES = {"upload": "Upload a CSV", "type": "Type one row"}
-
-
-def plain(text: str) -> str:
-    """``text`` with every ASCII punctuation mark backslash-escaped, so that st.info and
-    friends show column names and values from a file as typed, never as markdown."""
-    return re.sub(r"([!-/:-@\[-`{-~])", r"\\\1", str(text))
 
 
 @st.cache_data(max_entries=16, show_spinner="Reading your file…")
@@ -100,7 +93,7 @@ def _new_rows(model, dataset: Dataset, features: list[str], prefix: str) -> None
         try:
             frame = _parse(upload.getvalue())
         except DataError as error:
-            st.error(f"**This file cannot be read.** {plain(error)}")
+            st.error(f"**This file cannot be read.** {literal(error)}")
             return
     _show_predictions(model, frame, prefix, echo=mode != "type")
 
@@ -111,10 +104,10 @@ def _show_predictions(model, frame: pd.DataFrame, prefix: str, echo: bool) -> No
         rows, notices = align_new_rows(frame, model)
         table = _with_predictions(model, rows) if echo else predictions_table(model, rows)
     except (DataError, ValueError) as error:
-        st.error(f"**These rows cannot be predicted.** {plain(error)}")
+        st.error(f"**These rows cannot be predicted.** {literal(error)}")
         return
     if notices:
-        st.info("\n".join(f"- {plain(n)}" for n in notices), icon=":material/info:")
+        st.info("\n".join(f"- {literal(n)}" for n in notices), icon=":material/info:")
     tables.show(table, hide_index=True)
     st.download_button("These predictions (CSV)", predictions_csv(table),
                        file_name="glassbox-new-predictions.csv", mime="text/csv",
@@ -131,7 +124,7 @@ def _check_model_file(prefix: str) -> None:
     try:
         loaded = model_from_json(upload.getvalue())
     except ModelFileError as error:
-        st.error(plain(error))
+        st.error(literal(error))
         return
     facts = summary(loaded)  # the class name comes from the whitelist: safe as markdown
     members = f", {facts['members']} member models" if "members" in facts else ""
