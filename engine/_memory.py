@@ -4,11 +4,9 @@ The engine works in whole-array steps: every level of a tree allocates and frees
 temporaries of a few megabytes, thousands of times per fit. With glibc's default
 settings a freed block at the top of the heap is handed back to the kernel as soon as
 more than twice the current mmap threshold is free there, and the next level's
-temporaries fault the same pages in again, zero-filled. Measured on this project's 2-core
-VM: a 100-round gradient boosting fit on 20,000 × 20 took 8.0 s with 3.9 million page
-faults, and 4.3 s with 56,000 faults once glibc was told to keep up to 128 MiB free and to
-serve blocks below 32 MiB from the heap; a full-depth tree on the same data went from
-0.43 to 0.26 s (bench/README.md).
+temporaries fault the same pages in again, zero-filled: those faults can take a large
+share of a fit's time. Keeping freed memory for reuse (:data:`TRIM_THRESHOLD`) and
+serving blocks below :data:`MMAP_THRESHOLD` from the heap removes nearly all of them.
 
 :func:`keep_freed_memory` sets both for the running process (``mallopt``) and, through
 the environment variables glibc reads at start-up, for the worker processes it starts

@@ -80,15 +80,9 @@ STACK_CELLS = 5_000_000
 #: search reads it for, every row for most features but only the rows off the common
 #: value for features mostly of one value (:func:`entries_per_row`). The trees read the
 #: data in place (``PreparedFeatures.take``), so only the level's arrays grow with the
-#: stack: big enough that a level's numpy calls serve many trees (a level costs about
-#: half a millisecond of calls whatever its size), small enough that its arrays stay
-#: in cache. 100 trees, one core (bench/README.md, sixteenth session): 20,000 × 20 (4
-#: features drawn, 4 entries a row) 1.20-1.23 s in stacks of 12, 1.45-1.48 in stacks of
-#: 24; 5,000 × 57 continuous (7 drawn) 1.61 s in stacks of 27 and of 48, 1.97 in one
-#: of 96; spambase (7 drawn, 1.6 entries a row) 0.353 s in two stacks of 50, 0.336 in
-#: one of 100. (The seventh session's figures, by drawn rows: spambase 1.38 s in stacks
-#: of 19, 1.28-1.30 in stacks of 34-50; 100,000 × 10 (20 trees) 8.1-8.3 s in stacks of
-#: 2-5, 9.9 in stacks of 10.)
+#: stack. A level pays a fixed cost in numpy calls whatever its size, so a stack is big
+#: enough that those calls serve many trees, and small enough that the level's arrays
+#: stay in cache.
 STACK_ENTRIES = 960_000
 #: At most this many trees per stack, so progress still moves on small data.
 MAX_STACK = 100

@@ -25,16 +25,13 @@ from ..tree._splitter import gather
 from ..tree._tree import NODE_REFERENCES
 
 #: (tree, row) pairs walked at once by :func:`forest_apply`: few enough that every
-#: step's temporaries stay in the CPU cache (measured 1.3-1.8x faster than 2,000,000),
-#: enough that the walk's per-call costs are spread thin (3-10% faster than 65,536;
-#: 2% faster than 131,072 once the chunks were filled evenly, bench/README.md).
+#: step's temporaries stay in the CPU cache, enough that the walk's per-call costs are
+#: spread thin.
 PAIRS_PER_CHUNK = 163_840
 #: Bytes of walk tables (:attr:`StackedTrees.walk_code`, ``walk_threshold``, the leaf
-#: marks) one walk gathers from: about this processor core's L2 cache. A larger forest
-#: is walked a group of trees at a time (:attr:`StackedTrees.walk_groups`), so each
-#: step's scattered reads of its tables hit that cache: 100 trees on 20,000 × 20
-#: (277,000 nodes, 3.6 MB of tables) walk in 118 ms in four groups against 130 ms in
-#: one (bench/README.md).
+#: marks) one walk gathers from: about a processor core's L2 cache. A larger forest is
+#: walked a group of trees at a time (:attr:`StackedTrees.walk_groups`), so each step's
+#: scattered reads of its tables hit that cache.
 WALK_TABLE_BYTES = 1 << 20
 #: joblib's ``prefer`` for parallel fits; bench/bench_forest.py measures the other one.
 PARALLEL_PREFER = "processes"
@@ -103,11 +100,10 @@ def run_parallel(function, tasks: list, n_jobs: int | None, progress=None) -> li
 
     The tasks go to the workers in a few contiguous batches (``BATCHES_PER_WORKER`` per
     worker), so the training data, shared by every task of a batch, is pickled once per
-    batch rather than once per tree. Processes, not threads: the Random Forest page's
-    200-tree spambase forest fits in 1.85 s on two warm worker processes against 2.4-2.6 s
-    on two threads (bench/README.md; bench/bench_forest.py measures both). Results come
-    back in task order, and every task carries its own seeds, so the outcome never
-    depends on ``n_jobs``.
+    batch rather than once per tree. Processes, not threads: many of a fit's numpy calls
+    are small and hold the GIL, so threads overlap less of the work (bench/bench_forest.py
+    measures both). Results come back in task order, and every task carries its own
+    seeds, so the outcome never depends on ``n_jobs``.
     """
     report = progress or (lambda done, total: None)
     if n_jobs in (None, 1) or len(tasks) <= 1:
@@ -159,7 +155,7 @@ class StackedTrees:
         """Per node, its left child and the column it reads in one integer,
         ``left << walk_shift | feature`` (one gather a step instead of two); a leaf points
         to itself and reads column 0, so its step goes nowhere. int32 when every code
-        fits: the walk's gathers and steps then move half the bytes (5% a step)."""
+        fits: the walk's gathers and steps then move half the bytes."""
         return self._walk[0]
 
     @property
@@ -228,7 +224,8 @@ def stack_trees(trees: list[Tree]) -> StackedTrees:
 
 
 #: What dropping the finished pairs costs (a leaf test and the gathers of the pairs still
-#: walking), in steps of the walk: about two (measured on spambase, bench/README.md).
+#: walking), in steps of the walk. It only sets when the walk compacts: the leaves are
+#: the same whatever its value.
 COMPACTION_COST = 2.0
 
 
@@ -298,12 +295,10 @@ def forest_leaves(stacked: StackedTrees, X_enc: np.ndarray):
 
 #: Per thread, the arrays of its last walk. Fresh arrays cost allocations and, where the
 #: C allocator hands freed memory back to the system (any process that has not called
-#: :func:`engine._memory.keep_freed_memory`, as the app and bench/ do), page faults:
-#: about 2 µs per 4 KiB page on this VM. There, arrays made for each chunk were a third
-#: of predict_proba's time on 20,000 rows, and made for each walk a tenth on spambase;
-#: with the allocator kept, 1-4% (bench/README.md). At most :data:`PAIRS_PER_CHUNK` pairs'
-#: worth (about 14 MB) a thread, freed with it; a walk writes them before it reads them,
-#: and a second walk under way in the same thread at the same time makes its own.
+#: :func:`engine._memory.keep_freed_memory`, as the app and bench/ do), a page fault for
+#: every page they touch. At most :data:`PAIRS_PER_CHUNK` pairs' worth (about 14 MB) a
+#: thread, freed with it; a walk writes them before it reads them, and a second walk
+#: under way in the same thread at the same time makes its own.
 _kept = threading.local()
 
 
@@ -326,8 +321,8 @@ class _Walk:
     in the chunk's leaves), ``node`` and ``row_start`` (the row's offset in
     ``X_enc.ravel()``); dropping the finished ones gathers the rest into a spare set of
     the three arrays, and the two sets swap. The pairs are laid out row by row (a row's
-    trees side by side), so a step's reads of ``X_enc`` stay within a few rows at a time:
-    6% faster than tree by tree on spambase and on 20,000 × 20 (bench/README.md).
+    trees side by side), so a step's reads of ``X_enc`` stay within a few rows at a time;
+    laid out tree by tree, consecutive pairs would read consecutive rows, a cache line each.
     """
 
     def __init__(self, stacked: StackedTrees, X_enc: np.ndarray, arrays: dict):
@@ -336,7 +331,7 @@ class _Walk:
         self.categorical = bool((tree.split_kind >= 2).any())
         self.is_leaf = tree.children_left == TREE_LEAF
         self.out, self.done, self.sets = arrays["out"], arrays["done"], list(arrays["sets"])
-        # The lean step's temporaries, reused from step to step (3-5% faster than fresh ones)
+        # The lean step's temporaries, reused from step to step: no allocation per step
         self.step_buffers = arrays["step"]
 
     def leaves(self, lo: int, hi: int) -> np.ndarray:
@@ -393,7 +388,7 @@ class _Walk:
         pair, node = current[0, :n], current[1, :n]
         done = self.is_leaf.take(node, out=self.done[:n], mode="clip")
         # Positions, then gathers: a boolean mask with many of both kinds costs numpy a
-        # mispredicted branch per element (5x slower on 65,536 pairs, half of them done).
+        # mispredicted branch per element.
         finished = np.flatnonzero(done)
         if not len(finished):  # as after the first step of trees of some depth
             return n

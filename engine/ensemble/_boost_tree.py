@@ -315,7 +315,7 @@ def _geometry(binned, rows, lnode, m, n_total, n_node) -> _Geometry:
             rare_row, rare_bin, nd = rare_row[inside], rare_bin[inside], nd[inside]
         hist = _Histogram(nd * B + rare_bin, rare_row, lnode, m)
         counts = hist.fill(binned, rows, total=n_node)
-        sel = np.flatnonzero(counts > 0)  # of a bool: numpy's fast path (float: 5x slower)
+        sel = np.flatnonzero(counts > 0)  # of a bool: numpy's fast path (not a float's)
         bounds = np.searchsorted(sel, np.arange(m + 1) * B)  # each node's first slot
         ebin = sel - np.repeat(np.arange(m) * B, np.diff(bounds)) if m > 1 else sel
         efeat = binned.feature_of_bin[ebin]

@@ -280,13 +280,11 @@ def _off_common_counts(prep: PreparedFeatures) -> np.ndarray:
 
 #: A forest reading its entries off the rows' bits (:class:`SparseBits`) searches that way
 #: every feature with at most this share of its rows off its common value: an entry costs
-#: a little more than in the search of every row, but there are fewer (the 100-tree
-#: spambase fit, fifteenth session, medians of three: 428 ms, against 463 with 0.5).
+#: a little more than in the search of every row, but there are fewer.
 BITS_SPARSE_SHARE = 0.95
 #: ... and its other numeric features too, every row an entry, when they are at most this
-#: share of the numeric features: a level then runs one search, not two (spambase's one
-#: such feature of 57: 428 ms, against 458 searched on its own). Where most features are
-#: such (20,000 × 20: all 20), their own search is faster: 1.5 times, measured.
+#: share of the numeric features: a level then runs one search, not two. Where most
+#: features are such, their own search (rows laid out by draw slot) is the cheaper one.
 BITS_DENSE_SHARE = 1 / 8
 
 
@@ -311,9 +309,8 @@ def _forest_entries(prep: PreparedFeatures, crit, params: GrowParams, sparse: np
 
 
 #: The sparse entries drop the rows that left once the active rows are fewer than this
-#: share of those they were last cut down to; until then the search skips them (a
-#: compaction every level cost the spambase tree 3 ms in 44; 0.8 against 0.5: the tree
-#: 42.4 against 44.1 ms, the 100-tree forest 867 against 930 ms).
+#: share of those they were last cut down to; until then the search skips them: cutting
+#: the entries down every level costs more than skipping the rows that left.
 _SPARSE_KEEP = 0.8
 
 

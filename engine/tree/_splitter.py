@@ -427,7 +427,7 @@ class SparseBits:
         drawn_bits = (allowed.astype(np.uint64) << np.arange(n_cols, dtype=np.uint64)).sum(
             axis=1, dtype=np.uint64)
         x = gather(self.bits, level.data_rows) & gather(drawn_bits, level.node)
-        at = np.flatnonzero(x != 0)  # a bool nonzero: 5x faster than one of uint64
+        at = np.flatnonzero(x != 0)  # of a bool: numpy's fast path (not a uint64's)
         x = x[at]
         where, column = [], []
         while len(at):  # the lowest set bit of each row at a time
@@ -641,7 +641,7 @@ def _numeric_chunk(crit, level, n_f, runs: _Runs, min_leaf) -> Candidates:
         present_tot[:, -2] = present_w - present_tot[:, :-2].sum(axis=-1)
     # per run (feature * m + node), as the cuts' ``group`` counts them
     nan_tot = np.tile(level.totals, (n_f, 1)) - present_tot
-    right = np.take(present_tot, group, axis=0) - left  # take: rows 4x faster than [group]
+    right = np.take(present_tot, group, axis=0) - left  # 2-D rows: take is faster than []
     nan = np.take(nan_tot, group, axis=0) if any_missing else None
     gain, score, missing, first = score_binary(crit, level, node, left, right, nan, min_leaf)
     k = near_best(node, score, level)  # the only ones that can be chosen: see near_best()
@@ -676,7 +676,7 @@ def _running_sums(crit, rows, codes) -> tuple[list[np.ndarray], np.ndarray | Non
 def _class_sums(codes, w, n_classes, top=None) -> tuple[list[np.ndarray], np.ndarray | None]:
     """:func:`_running_sums` of whole-number weights ``w`` (None: 1 each) and classes
     ``codes`` along the runs; in int32 when ``top`` bounds every weight and no sum can
-    reach 2**31 (30% faster than int64 on this VM)."""
+    reach 2**31 (half the bytes of int64 to write and read)."""
     dtype = np.int32 if top is not None and len(codes) * top < 2**31 else np.int64
     if w is None:
         return [cumsum0(codes == q, dtype) for q in range(n_classes - 1)], None
@@ -687,8 +687,8 @@ def gather(values: np.ndarray, at: np.ndarray) -> np.ndarray:
     """``values[at]`` for integer positions ``at`` known to be in range (1-D ``values``).
 
     numpy's ``take`` with ``mode="clip"`` skips the bounds check that ``[]`` makes and
-    gathers 25-30% faster on this VM (bench/README.md); an index out of range would be
-    clipped, not reported, so it is kept to positions the caller built itself.
+    gathers faster; an index out of range would be clipped, not reported, so it is kept
+    to positions the caller built itself.
     """
     return values.take(at, mode="clip")
 
@@ -700,12 +700,11 @@ def order_by(major: np.ndarray, minor: np.ndarray | None = None, keys: bool = Fa
 
     Both keys and the position are packed into one integer, so no two keys are equal and
     numpy's plain sort of integers (vectorised on processors with AVX2 or AVX-512)
-    gives the stable order; the position is read back from the low bits. On this VM it
-    is about 3x faster than sorting by each key in turn with 16-bit radix argsorts
-    (bench/README.md), and an int32 key, where it fits, sorts 25-35% faster than a 16-bit
-    radix argsort of a single key (sixteenth session); a single key under 2**8 takes one
-    radix pass, under 2**16 two when the packed key would need 64 bits. Keys too wide to
-    pack fall back to ``np.lexsort``.
+    gives the stable order; the position is read back from the low bits. One such sort is
+    faster than sorting by each key in turn with 16-bit radix argsorts, and an int32 key,
+    where it fits, sorts faster than a 16-bit radix argsort of a single key; a single key
+    under 2**8 takes one radix pass, under 2**16 two when the packed key would need 64
+    bits. Keys too wide to pack fall back to ``np.lexsort``.
     """
     n = len(major)
     if not n:
@@ -743,8 +742,7 @@ def varies_in_runs(x: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.nd
     """Whether each run ``x[..., starts[i]:ends[i]]`` (back to back along the last axis)
     holds two different values: two of its neighbours differ. The changes from each
     value to the next are counted along the axis and read at each run's ends, a
-    cumulative sum where ``reduceat`` (a max and a min) is slow on small runs: 0.5-0.9
-    against 1.2-3.6 ns a value on this VM (bench/README.md)."""
+    cumulative sum where ``reduceat`` (a max and a min) is slow on small runs."""
     change = np.empty(x.shape, dtype=bool)
     change[..., 0] = False
     np.not_equal(x[..., 1:], x[..., :-1], out=change[..., 1:])
@@ -986,7 +984,7 @@ def draw_features(row_codes: np.ndarray, level: Level, k: int, priority: np.ndar
     np.putmask(priority, level.used, np.inf)  # (faster than a boolean index)
     # Used-up features come last, in any order (only the first n_usable are read), and
     # the others' priorities all differ (ties of 53-bit uniforms: ~1e-13 a node), so an
-    # unstable sort gives the stable one's order, 4x faster on rows of 57.
+    # unstable sort, the faster one, gives the stable one's order.
     ranked = np.argsort(priority, axis=1)
     n_usable = p - level.used.sum(axis=1)
     counts = level.totals[:, -1].astype(np.intp)  # the rows' count is the last statistic
