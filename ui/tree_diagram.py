@@ -226,7 +226,7 @@ def how_grown() -> None:
             "(Breiman et al. 1984), is `engine/tree/_reference.py`; the tests check that "
             "both grow identical trees. Its heart:")
         for function in (_reference.grow, _reference.best_split):
-            st.code(inspect.getsource(function), language="python")
+            st.code(inspect.getsource(function), language="python", wrap_lines=True)
 
 
 def chi2_view(dataset: Dataset, key: tuple, chi2_alpha: float, style: Style,
