@@ -12,6 +12,7 @@ values and column names are handled once, the same way, everywhere:
 """
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -30,27 +31,68 @@ def is_categorical_dtype(series: pd.Series) -> bool:
 
 
 def as_frame(X) -> pd.DataFrame:
-    """X as a DataFrame; arrays get columns ``x0, x1, ...``."""
-    if isinstance(X, pd.DataFrame):
-        return X
+    """X as a DataFrame; arrays get columns ``x0, x1, ...``.
+
+    Refused with a message: sparse matrices (every algorithm here reads dense columns),
+    arrays that are not 2-D, and complex numbers.
+    """
     if isinstance(X, pd.Series):
-        return X.to_frame()
+        X = X.to_frame()
+    frame = X if isinstance(X, pd.DataFrame) else _frame_of_array(X)
+    complex_columns = [c for c in frame.columns if pd.api.types.is_complex_dtype(frame[c])]
+    if complex_columns:
+        raise ValueError(f"Complex data not supported: column {complex_columns[0]!r} holds "
+                         "complex numbers.")
+    return frame
+
+
+def _frame_of_array(X) -> pd.DataFrame:
+    if _is_sparse(X):
+        raise TypeError("Sparse input is not supported: pass a dense array (X.toarray()).")
     array = np.asarray(X)
     if array.ndim == 1:
         raise ValueError(
-            "X must be 2-D (rows × features); got a 1-D array. "
-            "Use X.reshape(-1, 1) for a single feature."
+            "X must be 2-D (rows × features); got a 1-D array. Reshape your data: "
+            "X.reshape(-1, 1) for a single feature, X.reshape(1, -1) for a single row."
         )
     if array.ndim != 2:
         raise ValueError(f"X must be 2-D (rows × features); got {array.ndim} dimensions.")
-    frame = pd.DataFrame(array, columns=[f"x{j}" for j in range(array.shape[1])])
+    frame = pd.DataFrame(array, columns=positional_names(array.shape[1]))
     return frame.infer_objects() if array.dtype == object else frame
+
+
+def _is_sparse(X) -> bool:
+    """A SciPy sparse matrix or array, recognised without importing SciPy."""
+    return type(X).__module__.startswith("scipy.sparse")
+
+
+def positional_names(n_features: int) -> list[str]:
+    """The column names ``x0 .. x{n-1}`` an array's columns get."""
+    return [f"x{j}" for j in range(n_features)]
+
+
+def feature_count_error(n_features: int, expected: list[str]) -> ValueError:
+    """The error for an array with another number of columns than the model was fitted on."""
+    return ValueError(f"X has {n_features} features, but the model was fitted on "
+                      f"{len(expected)}: {expected}.")
+
+
+def check_has_features(frame: pd.DataFrame) -> None:
+    """Refuse a table without columns: a model needs at least one feature."""
+    if frame.shape[1] == 0:
+        raise ValueError(f"X has 0 feature(s) (shape={frame.shape}) while a minimum of 1 is "
+                         "required: give it at least one feature column.")
 
 
 def _sorted_categories(values: pd.Series) -> np.ndarray:
     if isinstance(values.dtype, pd.CategoricalDtype):
         return np.asarray(values.cat.categories, dtype=object)
-    unique = pd.unique(values.dropna())
+    try:
+        unique = pd.unique(values.dropna())
+    except TypeError as exc:  # dicts, lists: values that cannot be told apart as categories
+        kind = next((type(v).__name__ for v in values if not isinstance(v, Hashable)), "object")
+        raise TypeError(f"Column {values.name!r} holds values that are neither numbers nor "
+                        f"categories (a {kind}).") from exc
     try:
         order = np.argsort(unique, kind="stable")
     except TypeError:  # mixed types: order by their text
@@ -96,13 +138,12 @@ class FeatureEncoder:
     def fit(self, X) -> FeatureEncoder:
         if isinstance(X, np.ndarray) and X.dtype.kind in "fiu" and X.ndim == 2 and X.shape[1]:
             # a numeric array: every column numeric, no column to look at one by one
-            self.feature_names_in_ = np.array([f"x{j}" for j in range(X.shape[1])], dtype=object)
+            self.feature_names_in_ = np.array(positional_names(X.shape[1]), dtype=object)
             self.is_categorical_ = np.zeros(X.shape[1], dtype=bool)
             self.categories_ = [None] * X.shape[1]
             return self
         frame = as_frame(X)
-        if frame.shape[1] == 0:
-            raise ValueError("X has no feature columns.")
+        check_has_features(frame)
         self.feature_names_in_ = np.array([str(c) for c in frame.columns], dtype=object)
         self.is_categorical_ = np.array([is_categorical_dtype(frame[c]) for c in frame.columns])
         self.categories_ = [
@@ -147,8 +188,11 @@ class FeatureEncoder:
             return frame
         missing = [c for c in expected if c not in names]
         if missing or len(names) != len(expected):
-            if all(n == f"x{j}" for j, n in enumerate(names)) and len(names) == len(expected):
+            positional = names == positional_names(len(names))
+            if positional and len(names) == len(expected):
                 return frame  # a plain array for a model fitted on a frame: by position
+            if positional:
+                raise feature_count_error(len(names), expected)
             raise ValueError(
                 f"X has columns {names}, but the model was fitted on {expected}"
                 + (f" (missing: {missing})." if missing else ".")
@@ -198,16 +242,18 @@ def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
 def encode_labels(y) -> tuple[np.ndarray, np.ndarray]:
     """Class labels → (``classes_`` sorted, integer codes into them).
 
-    Any hashable labels work (strings, numbers, booleans); missing labels are refused.
+    Any hashable labels work (strings, numbers, booleans); missing and infinite labels are
+    refused, and so is a y that is not one column.
     """
+    check_target_shape(y)
     values = y.to_numpy() if isinstance(y, pd.Series) and isinstance(y.dtype, np.dtype) else y
     if isinstance(values, np.ndarray) and values.ndim == 1 and _plain_numbers(values):
         # the same classes and codes as below, without a Python object per label
+        if values.dtype.kind == "f" and np.isinf(values).any():
+            raise ValueError("The target contains infinite values; drop those rows first.")
         classes, codes = np.unique(values, return_inverse=True)
         return classes.astype(np.float64 if values.dtype.kind == "f" else np.int64), codes.astype(np.intp)
     series = pd.Series(np.asarray(y, dtype=object) if not isinstance(y, pd.Series) else y)
-    if series.ndim != 1:
-        raise ValueError("y must be one-dimensional.")
     if series.isna().any():
         raise ValueError(
             f"The target has {int(series.isna().sum())} missing values; drop those rows first."
@@ -270,14 +316,25 @@ def check_feature_magnitude(X: np.ndarray, feature_names) -> None:
         check_magnitude(X[:, j], f"Column {list(feature_names)[j]!r}")
 
 
+def check_target_shape(y) -> None:
+    """Refuse a missing y, and a y that is not one value per row."""
+    if y is None:
+        raise ValueError("This model requires y to be passed, but the target y is None.")
+    shape = y.shape if hasattr(y, "shape") else np.asarray(y, dtype=object).shape
+    if len(shape) != 1:
+        raise ValueError(f"y must be one-dimensional (one label per row); got shape {shape}.")
+
+
 def check_regression_target(y) -> np.ndarray:
     """A numeric, finite target for regression, small enough to square."""
+    check_target_shape(y)
+    dtype = getattr(y, "dtype", None)
+    if (dtype if dtype is not None else np.asarray(y).dtype).kind == "c":
+        raise ValueError("Complex data not supported: the target holds complex numbers.")
     try:
         values = np.asarray(y, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise ValueError("A regression target must be numeric.") from exc
-    if values.ndim != 1:
-        raise ValueError("y must be one-dimensional.")
     if not np.isfinite(values).all():
         raise ValueError("The target contains missing or infinite values; drop those rows first.")
     check_magnitude(values, "The target")
@@ -285,8 +342,17 @@ def check_regression_target(y) -> np.ndarray:
 
 
 def check_consistent_length(X, y) -> None:
-    n_x, n_y = len(X), len(y)
+    """A y of one label per row of X, and at least one row."""
+    check_target_shape(y)
+    n_x, n_y = _n_rows(X), _n_rows(y)
     if n_x != n_y:
         raise ValueError(f"X has {n_x} rows but y has {n_y}.")
     if n_x == 0:
         raise ValueError("No rows to fit on.")
+
+
+def _n_rows(values) -> int:
+    """Rows of an array-like: its first axis (``len`` of a sparse matrix is not its rows)."""
+    if hasattr(values, "shape") and len(values.shape):
+        return values.shape[0]
+    return len(values) if hasattr(values, "__len__") else np.asarray(values).shape[0]

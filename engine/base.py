@@ -14,8 +14,12 @@ from typing import Any
 import numpy as np
 
 
-class NotFittedError(ValueError):
-    """Raised when a model is used before ``fit``."""
+class NotFittedError(ValueError, AttributeError):
+    """Raised when a model is used before ``fit``.
+
+    Both a ``ValueError`` and an ``AttributeError``, as scikit-learn's is: ``hasattr`` on
+    a learned quantity of an unfitted model is then False rather than an error.
+    """
 
 
 class BaseEstimator:
@@ -31,6 +35,10 @@ class BaseEstimator:
     >>> clone(Stump(depth=3)).depth
     3
     """
+
+    #: What ``fit`` and ``predict`` accept as X, as scikit-learn's ``InputTags`` fields: a
+    #: DataFrame of numbers, categories and strings, with NaN as a missing value.
+    _input_tags: dict[str, bool] = {"allow_nan": True, "categorical": True, "string": True}
 
     @classmethod
     def _param_names(cls) -> list[str]:
@@ -71,6 +79,17 @@ class BaseEstimator:
             if not _same(value, defaults.get(name, inspect.Parameter.empty))
         ]
         return f"{type(self).__name__}({', '.join(changed)})"
+
+    def __sklearn_tags__(self):
+        """scikit-learn's description of this estimator (``sklearn.utils.Tags``).
+
+        Only scikit-learn calls this, so scikit-learn is imported here and nowhere else:
+        the engine itself runs without it.
+        """
+        from sklearn.utils import InputTags, Tags, TargetTags
+
+        return Tags(estimator_type=None, target_tags=TargetTags(required=False),
+                    input_tags=InputTags(**self._input_tags))
 
     def _check_is_fitted(self) -> None:
         fitted = [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]
@@ -117,6 +136,15 @@ class ClassifierMixin:
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
 
+    def __sklearn_tags__(self):
+        from sklearn.utils import ClassifierTags
+
+        tags = super().__sklearn_tags__()
+        tags.estimator_type = "classifier"
+        tags.classifier_tags = ClassifierTags()
+        tags.target_tags.required = True
+        return tags
+
     def score(self, X, y, sample_weight=None) -> float:
         from .metrics import accuracy_score
 
@@ -127,6 +155,15 @@ class RegressorMixin:
     """``score`` is the coefficient of determination R²."""
 
     _estimator_type = "regressor"
+
+    def __sklearn_tags__(self):
+        from sklearn.utils import RegressorTags
+
+        tags = super().__sklearn_tags__()
+        tags.estimator_type = "regressor"
+        tags.regressor_tags = RegressorTags()
+        tags.target_tags.required = True
+        return tags
 
     def score(self, X, y, sample_weight=None) -> float:
         from .metrics import r2_score

@@ -116,7 +116,7 @@ class _BaseForest(BaseBagged):
 
 
 def _n_columns(X) -> int:
-    shape = np.shape(X)
+    shape = X.shape if hasattr(X, "shape") else np.asarray(X).shape
     if len(shape) != 2:
         raise ValueError("X must be 2-D (rows × features).")
     return int(shape[1])

@@ -45,8 +45,8 @@ class _BaseGradientBoosting(BaseEstimator):
         self.encoder_ = FeatureEncoder().fit(X)
         X_enc = self.encoder_.transform(X)
         check_consistent_length(X_enc, y)
-        target = self._encode_target(y)
         w = check_sample_weight(sample_weight, X_enc.shape[0])
+        target = self._encode_target(y, w)
         self.n_features_in_ = X_enc.shape[1]
         self.feature_names_in_ = self.encoder_.feature_names_in_
         self.loss_ = self._make_loss()
@@ -292,11 +292,17 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
         self.random_state = random_state
         self.binning = binning
 
-    def _encode_target(self, y) -> np.ndarray:
+    def _encode_target(self, y, w) -> np.ndarray:
         if self.loss != "log_loss":
             raise ValueError(f"loss must be 'log_loss', got {self.loss!r}.")
         self.classes_, codes = encode_labels(y)
         self.n_classes_ = len(self.classes_)
+        # The initial scores are the logs of the classes' weighted shares: none may be 0.
+        weightless = np.bincount(codes, weights=w, minlength=self.n_classes_) == 0
+        if weightless.any():
+            label = self.classes_.tolist()[np.argmax(weightless)]
+            raise ValueError(f"y has a class, {label!r}, whose rows all have sample_weight 0; "
+                             "drop those rows or give them weight.")
         return codes
 
     def _make_loss(self):
@@ -382,7 +388,7 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
         self.random_state = random_state
         self.binning = binning
 
-    def _encode_target(self, y) -> np.ndarray:
+    def _encode_target(self, y, w) -> np.ndarray:
         if self.loss not in REGRESSION_LOSSES:
             raise ValueError(f"loss must be one of {sorted(REGRESSION_LOSSES)}, got {self.loss!r}.")
         return check_regression_target(y)

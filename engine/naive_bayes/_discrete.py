@@ -46,6 +46,13 @@ class _CountTable:
             index=pd.Index(self.feature_names_in_, name="feature"),
         )
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # Counts and bits keep only part of a continuous feature's signal: scikit-learn's
+        # accuracy bar for dense numeric data (0.83 on blobs) is not theirs to meet.
+        tags.classifier_tags.poor_score = True
+        return tags
+
 
 class MultinomialNB(_CountTable, BaseNB):
     """Naive Bayes for counts, such as how often each word occurs in a document.
@@ -87,13 +94,17 @@ class MultinomialNB(_CountTable, BaseNB):
     [0]
     """
 
+    _input_tags = {"allow_nan": True, "positive_only": True}  # counts; NaN counts as 0
+
     def __init__(self, *, alpha: float = 1.0):
         self.alpha = alpha
 
     def _encode(self, X, fit: bool = False) -> np.ndarray:
         X = encode_numeric(self, X, fit)
         if (X < 0).any():
-            raise ValueError(f"{type(self).__name__} needs non-negative counts in X.")
+            name = self.feature_names_in_[np.argmax((X < 0).any(axis=0))]
+            raise ValueError(f"Negative values in data: {type(self).__name__} needs "
+                             f"non-negative counts in X, and column {name!r} has some.")
         if fit:  # the per-class sums of counts must stay finite
             check_feature_magnitude(X, self.feature_names_in_)
         return np.where(np.isnan(X), 0.0, X)
@@ -157,6 +168,8 @@ class BernoulliNB(_CountTable, BaseNB):
     >>> model.predict(np.array([[1, 0]])).tolist()
     ['spam']
     """
+
+    _input_tags = {"allow_nan": True}  # numbers only; NaN is a missing value
 
     def __init__(self, *, alpha: float = 1.0, binarize: float | None = 0.0):
         self.alpha = alpha

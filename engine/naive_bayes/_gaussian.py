@@ -12,6 +12,7 @@ LOG_2PI = np.log(2.0 * np.pi)
 
 def encode_numeric(model, X, fit: bool) -> np.ndarray:
     """X as a float matrix (NaN = missing), refusing categorical columns by name."""
+    X = _bools_as_numbers(X)
     if fit:
         model._encoder = FeatureEncoder().fit(X)
         model.feature_names_in_ = model._encoder.feature_names_in_
@@ -23,6 +24,16 @@ def encode_numeric(model, X, fit: bool) -> np.ndarray:
                 "use CategoricalNB or MixedNB for categories."
             )
     return model._encoder.transform(X)
+
+
+def _bools_as_numbers(X):
+    """Boolean columns as 0 and 1: to a model of numbers, True is a count of one (a bit set)."""
+    if isinstance(X, np.ndarray) and X.dtype == bool:
+        return X.astype(np.float64)
+    if isinstance(X, pd.DataFrame):
+        bools = [c for c in X.columns if pd.api.types.is_bool_dtype(X[c])]
+        return X.astype(dict.fromkeys(bools, np.float64)) if bools else X
+    return X
 
 
 class GaussianNB(BaseNB):
@@ -84,6 +95,8 @@ class GaussianNB(BaseNB):
     [[0.5, 0.5]]
     """
 
+    _input_tags = {"allow_nan": True}  # numbers only; NaN is a missing value
+
     def __init__(self, *, priors=None, var_smoothing: float = 1e-9):
         self.priors = priors
         self.var_smoothing = var_smoothing
@@ -102,8 +115,10 @@ class GaussianNB(BaseNB):
         self.var_ = var + self.epsilon_
         if not (self.var_ > 0).all():
             raise ValueError(
-                "A feature has zero variance in a class and var_smoothing is 0 "
-                "(or every feature is constant); use var_smoothing > 0."
+                "A feature has zero variance in a class and var_smoothing is 0; use "
+                "var_smoothing > 0." if self.var_smoothing == 0 else
+                "Every feature is constant (as with one sample), so var_smoothing × the "
+                "largest variance is 0 too: a normal density needs some spread in the data."
             )
         self._set_priors()
 

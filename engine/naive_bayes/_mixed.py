@@ -4,7 +4,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._validation import as_frame, encode_labels, is_categorical_dtype
+from .._validation import (
+    as_frame,
+    check_has_features,
+    encode_labels,
+    feature_count_error,
+    is_categorical_dtype,
+    positional_names,
+)
 from ..text import Vocabulary, is_text_column, tokenize
 from ._base import BaseNB, feature_index
 from ._categorical import CategoricalNB
@@ -93,6 +100,7 @@ class MixedNB(BaseNB):
         frame = as_frame(X)
         frame = frame.rename(columns=str)
         if fit:
+            check_has_features(frame)
             self.feature_names_in_ = np.array(list(frame.columns), dtype=object)
             self.n_features_in_ = len(self.feature_names_in_)
             self.feature_kinds_ = self._column_kinds(frame)
@@ -120,8 +128,10 @@ class MixedNB(BaseNB):
         expected = list(self.feature_names_in_)
         if list(frame.columns) == expected:
             return frame
-        if frame.shape[1] == len(expected) and all(c == f"x{j}" for j, c in enumerate(frame.columns)):
-            return frame.set_axis(expected, axis=1)  # a plain array: by position
+        if list(frame.columns) == positional_names(frame.shape[1]):  # a plain array: by position
+            if frame.shape[1] != len(expected):
+                raise feature_count_error(frame.shape[1], expected)
+            return frame.set_axis(expected, axis=1)
         missing = [c for c in expected if c not in frame.columns]
         if missing:
             raise ValueError(f"X lacks the columns {missing} the model was fitted on.")
