@@ -323,6 +323,10 @@ def _check_splits(tree: Tree, where: str, n_features: int) -> None:
     if not (np.isfinite(weights).all() and (weights >= 0).all() and weights[0] > 0):
         raise fail(where + ".weighted_n_node_samples",
                    "must be finite, not negative, and positive at the root")
+    with np.errstate(over="ignore", invalid="ignore"):  # importances sum weight × impurity
+        total = (weights * tree.impurity).sum()
+    if not ((tree.impurity >= 0).all() and np.isfinite(total)):
+        raise fail(where + ".impurity", "must be finite and not negative")
 
 
 def _check_children(child: np.ndarray, allowed_at: np.ndarray, tree: Tree, where: str) -> None:

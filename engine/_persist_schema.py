@@ -249,7 +249,7 @@ def fields_of(model) -> dict[str, Field]:
 # --------------------------------------------------------------------- derived
 
 
-def derive(model) -> None:
+def derive(model, where: str = "file") -> None:
     """Set the attributes that follow from the stored ones, as ``fit`` would."""
     if hasattr(model, "classes_"):
         model.n_classes_ = len(model.classes_)
@@ -262,7 +262,10 @@ def derive(model) -> None:
     if isinstance(model, _TREES):
         model.is_categorical_ = encoder.is_categorical_
         model.categories_ = encoder.categories_
-        model.max_features_ = resolve_max_features(model.max_features, model.n_features_in_)
+        try:
+            model.max_features_ = resolve_max_features(model.max_features, model.n_features_in_)
+        except (TypeError, ValueError) as error:
+            raise fail(f"{where}.params.max_features", str(error)) from None
         model.feature_importances_ = model.tree_.feature_importances(model.n_features_in_)
     elif isinstance(model, CategoricalNB):
         model.categories_ = list(encoder.categories_)

@@ -106,6 +106,8 @@ def model_from_json(text: str | bytes) -> BaseEstimator:
         raise ModelFileError(f"its 'version' is {document.get('version')!r}; this app reads {VERSION}.")
     body = {k: v for k, v in document.items() if k not in ("format", "version")}
     model = _load_estimator({"type": "estimator", **body}, "file", None, 0)
+    if not _fitted_attributes(model):  # "fitted": null is for a member's unfitted template
+        raise fail("file.fitted", "is empty: the file holds no fitted model")
     schema.probe(model)
     return model
 
@@ -176,7 +178,7 @@ def _load_estimator(node, where: str, parent_encoder, depth: int) -> BaseEstimat
         if name in fitted:
             setattr(model, name, field.load(fitted[name], f"{where}.fitted.{name}",
                                             context.within(model)))
-    schema.derive(model)
+    schema.derive(model, where)
     schema.check_consistent(model, f"{where}.fitted")
     schema.finish(model)
     return model
