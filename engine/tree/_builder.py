@@ -17,24 +17,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._binning import PreparedFeatures, histogram_candidates
+from ._binning import PreparedFeatures
 from ._criteria import FLOAT_NOISE, TIE_TOLERANCE, Criterion
-from ._splitter import (
-    Candidates,
-    Level,
-    SparseBits,
+from ._search_categorical import (
     binary_category_candidates,
     category_histogram,
-    choose_splits,
-    draw_features,
-    drawn_numeric_candidates,
-    gather,
     multiway_candidates,
-    numeric_candidates,
-    order_by,
-    select_candidates,
-    sparse_numeric_candidates,
 )
+from ._search_drawn import draw_features, drawn_numeric_candidates
+from ._search_histogram import histogram_candidates
+from ._search_sorted import numeric_candidates
+from ._search_sparse import SparseBits, sparse_numeric_candidates
+from ._splitter import Candidates, Level, choose_splits, gather, order_by, select_candidates
 from ._tree import (
     CATEGORICAL_BINARY,
     CATEGORICAL_MULTIWAY,
@@ -236,7 +230,7 @@ def _splittable(record: _LevelRecord, depth: int, params: GrowParams) -> np.ndar
 
 
 #: A numeric feature is searched through the rows not holding its most common value
-#: (:func:`._splitter.sparse_numeric_candidates`) when they are at most this share of
+#: (:func:`._search_sparse.sparse_numeric_candidates`) when they are at most this share of
 #: the rows; every numeric feature is, when they are at most this share of all the
 #: numeric values (a dense search for a few features costs more than it saves).
 SPARSE_SHARE = 0.5
@@ -266,7 +260,7 @@ def _whole_weights(crit) -> bool:
 
 def _counts_searchable(crit, params: GrowParams) -> bool:
     """Whether the rows weigh whole numbers and a leaf may hold a single row: what
-    :func:`._splitter.sparse_numeric_candidates` needs."""
+    :func:`._search_sparse.sparse_numeric_candidates` needs."""
     return _whole_weights(crit) and params.min_samples_leaf == 1
 
 
@@ -333,7 +327,7 @@ def _off_common_entries(prep: PreparedFeatures, codes: np.ndarray, features: np.
 class _SparseEntries:
     """Features mostly of one value (``sparse``, positions in ``prep.numeric``) keep only
     the rows of their other values, all in one list (:attr:`sparse_entries`), searched
-    by :func:`._splitter.sparse_numeric_candidates`.
+    by :func:`._search_sparse.sparse_numeric_candidates`.
 
     A forest's stacked rows (:meth:`PreparedFeatures.take`) get the entries of their data
     rows: each data row's entries repeated for each of its stacked rows, still in

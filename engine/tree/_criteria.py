@@ -207,7 +207,7 @@ class ClassificationCriterion:
                            if whole else None)
         self.codes = y.astype(np.int16 if n_classes < 2**15 else np.intp)
         #: (prepared features, ``code * n_classes + class`` per row): made by the histogram
-        #: search on first use in this fit (:func:`._binning._coded_classes`).
+        #: search on first use in this fit (:func:`._search_histogram._coded_classes`).
         self.coded_classes: tuple | None = None
         self.row_weight = np.asarray(sample_weight, dtype=np.float64)  # the row's one statistic
         self.n_stats = n_classes + 1

@@ -23,7 +23,7 @@ from engine.ensemble import _base as forest_base
 from engine.ensemble._base import compaction_schedule, forest_apply, forest_leaves, stack_trees
 from engine.naive_bayes import GaussianNB
 from engine.tree import DecisionTreeClassifier, DecisionTreeRegressor
-from engine.tree import _splitter as splitter
+from engine.tree import _search_drawn as search_drawn
 from tests.engine.test_estimator_checks import mixed_frame, numeric_data
 
 
@@ -132,7 +132,7 @@ def test_a_level_searched_a_group_of_columns_at_a_time_grows_the_same_trees(monk
     X, y = make_classification(3000, 12, n_informative=6, n_classes=3, random_state=4)
     X[np.random.default_rng(0).random(X.shape) < 0.03] = np.nan
     whole = RandomForestClassifier(n_estimators=12, min_samples_leaf=2, random_state=0).fit(X, y)
-    monkeypatch.setattr(splitter, "DRAWN_CHUNK_ENTRIES", 2_000)  # one or two columns a group
+    monkeypatch.setattr(search_drawn, "DRAWN_CHUNK_ENTRIES", 2_000)  # one or two columns a group
     grouped = RandomForestClassifier(n_estimators=12, min_samples_leaf=2, random_state=0).fit(X, y)
     for a, b in zip(_tree_arrays(whole), _tree_arrays(grouped), strict=True):
         for name in a:
@@ -452,7 +452,7 @@ def test_forest_trees_are_the_standalone_trees_of_their_bootstrap(kind, max_feat
     trees of every feature (bagging) carry presorted orders of their stacked rows. Each
     tree must still be exactly the tree a standalone fit grows with the same seed and the
     in-bag counts as weights. Without bootstrap every in-bag row weighs 1, which
-    the histogram counts by class alone (``_binning._coded_classes``)."""
+    the histogram counts by class alone (``_search_histogram._coded_classes``)."""
     if kind == "mixed frame":
         X, y = mixed_frame("classifier")
     else:

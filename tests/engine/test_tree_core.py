@@ -10,6 +10,9 @@ import pytest
 from sklearn import tree as sk_tree
 from sklearn.datasets import make_classification, make_friedman1, make_regression
 
+import engine.tree._search_drawn as search_drawn
+import engine.tree._search_sorted as search_sorted
+import engine.tree._search_sparse as search_sparse
 import engine.tree._splitter as splitter
 from engine.tree import DecisionTreeClassifier, DecisionTreeRegressor
 from engine.tree._criteria import entropy, impurity_decrease
@@ -106,7 +109,7 @@ def test_identical_to_sklearn_regressor(make, seed):
 
 def test_boundary_points_are_enough(monkeypatch):
     """Skipping cuts inside one-class runs never changes the tree (boundary points suffice)."""
-    monkeypatch.setattr(splitter, "FILTER_SHARE", 0.0)  # filter even when ties abound
+    monkeypatch.setattr(search_sorted, "FILTER_SHARE", 0.0)  # filter even when ties abound
     for seed in range(24):
         rng = np.random.default_rng(seed)
         n, p = int(rng.integers(30, 300)), int(rng.integers(1, 4))
@@ -118,7 +121,7 @@ def test_boundary_points_are_enough(monkeypatch):
             params = dict(criterion=criterion, min_samples_leaf=int(rng.integers(1, 12)), max_depth=6)
             fast = DecisionTreeClassifier(**params).fit(X, y, sample_weight=weight)
             with monkeypatch.context() as patch:
-                patch.setattr(splitter, "BOUNDARY_POINTS_ONLY", False)
+                patch.setattr(search_sorted, "BOUNDARY_POINTS_ONLY", False)
                 full = DecisionTreeClassifier(**params).fit(X, y, sample_weight=weight)
             assert_same_tree(fast.tree_, full.tree_)
             np.testing.assert_array_equal(fast.tree_.missing_child, full.tree_.missing_child)
@@ -419,7 +422,7 @@ def test_drawn_entries_pair_every_row_with_its_nodes_draws_in_row_order(low):
     rows = np.sort(rng.choice(1000, size=r, replace=False))
     level = splitter.Level(rows, node, np.zeros((m, 2)), np.zeros(m), np.zeros(m),
                            np.zeros((m, p), dtype=bool), rows + 7)
-    drawn = splitter.DrawnEntries.of(allowed, level)
+    drawn = search_drawn.DrawnEntries.of(allowed, level)
     position = np.searchsorted(rows, drawn.rows)
     np.testing.assert_array_equal(drawn.node, node[position])
     np.testing.assert_array_equal(drawn.data_rows, drawn.rows + 7)
@@ -519,8 +522,8 @@ def test_class_changes_read_off_class_ordered_groups(seed):
     same_run = run[1:] == run[:-1]
     new_value = v[1:] != v[:-1]
     cut = same_run & ~np.isnan(v[1:]) & new_value
-    expected = np.flatnonzero(cut & splitter._class_changes(codes, v, same_run, cut))
-    found = splitter._class_changes_at(codes, ~same_run | new_value, cut)
+    expected = np.flatnonzero(cut & search_sorted._class_changes(codes, v, same_run, cut))
+    found = search_sorted.class_changes_at(codes, ~same_run | new_value, cut)
     np.testing.assert_array_equal(found, expected)
 
 
@@ -598,7 +601,7 @@ def test_sparse_search_grows_the_same_forest_and_weighted_tree(seed, monkeypatch
         assert calls, f"{name}: the sparse search was not used"
         drawn = [d for d, _ in calls]
         assert all(drawn) if name.startswith("forest") else not any(drawn)  # the draw passed on
-        found = {"bits" if isinstance(e, splitter.SparseBits) else "listed" for _, e in calls}
+        found = {"bits" if isinstance(e, search_sparse.SparseBits) else "listed" for _, e in calls}
         assert found == {"listed" if entries == "listed" else "bits"}, name
         if entries != "listed":  # with every_row, x4's bit (and maybe others') in every row
             bits = calls[0][1].bits
@@ -704,10 +707,11 @@ def test_entries_off_the_bits_sort_the_same_when_the_key_is_too_wide_to_pack(mon
 
     calls = []
     order_by = splitter.order_by
-    monkeypatch.setattr(splitter, "order_by", lambda *a, **k: calls.append(1) or order_by(*a, **k))
+    for module in (search_drawn, search_sparse):  # every search that sorts by order_by()
+        monkeypatch.setattr(module, "order_by", lambda *a, **k: calls.append(1) or order_by(*a, **k))
     packed = fit()
     n_packed = len(calls)  # the other features' search sorts by order_by() too
-    monkeypatch.setattr(splitter, "PACKED_KEY_BITS", 0)
+    monkeypatch.setattr(search_sparse, "PACKED_KEY_BITS", 0)
     wide = fit()
     assert len(calls) > 2 * n_packed, "the wide key did not fall back"
     for a, b in zip(packed, wide, strict=True):
@@ -832,11 +836,11 @@ def test_feature_draw_takes_the_first_k_varying_features_by_priority(seed, monke
     truly_constant = np.array([[len(np.unique(codes[node == i, j])) == 1 for j in range(p)]
                                for i in range(m)]) & ~used
     read = []  # (node, feature) pairs whose values were read
-    vary = splitter._pairs_vary
-    monkeypatch.setattr(splitter, "_pairs_vary", lambda *a: read.append(len(a[-1])) or vary(*a))
+    vary = search_drawn._pairs_vary
+    monkeypatch.setattr(search_drawn, "_pairs_vary", lambda *a: read.append(len(a[-1])) or vary(*a))
     for shortcut, off_common in ((None, None), (distinct, None), (None, bits), (distinct, bits)):
         read.clear()
-        got, constant = splitter.draw_features(codes.astype(np.int16), level, k, priority.copy(),
+        got, constant = search_drawn.draw_features(codes.astype(np.int16), level, k, priority.copy(),
                                                shortcut, off_common)
         np.testing.assert_array_equal(got, expected)
         # only features really constant in the node (and not used up) are reported
@@ -850,7 +854,7 @@ def test_feature_draw_takes_the_first_k_varying_features_by_priority(seed, monke
         # passed down as used, the constant ones change no draw (they vary in no child)
         known = splitter.Level(np.arange(r), node, counts, np.zeros(m), np.zeros(m),
                                used | constant, np.arange(r))
-        again, _ = splitter.draw_features(codes.astype(np.int16), known, k, priority.copy(),
+        again, _ = search_drawn.draw_features(codes.astype(np.int16), known, k, priority.copy(),
                                           shortcut, off_common)
         np.testing.assert_array_equal(again, expected)
         n_read = sum(read)

@@ -1,0 +1,181 @@
+"""The search of few-valued numeric features by histogram, while a level has few nodes.
+
+A feature with at most ``max_bins`` distinct values is coded once per fit
+(:attr:`._binning.PreparedFeatures.codes`); a level's statistics per (node, value) slot
+are then one ``np.bincount``, and every cut between two values is a cumulative sum
+along a node's slots — no sorting. :func:`._builder._numeric_parts` uses it while the
+slots are few beside the rows being split.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._binning import PreparedFeatures, smallest_int
+from ._search_drawn import DrawnEntries
+from ._splitter import Candidates, gather, keep_valid, missing_only_candidates, score_binary
+
+
+def histogram_candidates(crit, level, prep, coded, min_leaf, allowed=None) -> Candidates:
+    """Candidates ``x <= t`` of few-valued numeric features from (node, value) histograms.
+
+    ``coded`` selects entries of ``prep.coded``. Each (feature, node) pair searched is
+    a *run* of ``n_bins + 1`` slots (the last for missing values); one ``np.bincount``
+    per statistic fills all of them. Only occupied slots are kept (plus every run's
+    missing slot, which closes the run); cumulative sums along them give every cut.
+    ``allowed`` (m, len(coded)), if given, limits the runs to the (node, feature) pairs
+    drawn for a forest. Returned ``feature`` indexes ``prep.numeric``.
+    """
+    m, n_stats = level.n_nodes, crit.n_stats
+    runs = _histogram_runs(level, prep, coded, allowed)
+    hist, slot_run, slot_bin, missing_slot = _slot_histogram(crit, level, prep, coded, runs)
+    # rows of 2-D arrays by np.take, faster than indexing with []
+    rows_of = lambda a, at: np.take(a, at, axis=0)  # noqa: E731
+    run_end = np.flatnonzero(missing_slot)
+    nan = rows_of(hist, run_end)                   # (n_runs, n_stats), one per run
+    hist[run_end] = 0.0
+    cum = np.cumsum(hist, axis=0)
+    before = np.concatenate([np.zeros((1, n_stats)), rows_of(cum, run_end[:-1])])
+    present_tot = rows_of(cum, run_end) - before
+    cut = np.flatnonzero(~missing_slot[:-1] & ~missing_slot[1:])  # next slot: same run, a value
+    run = slot_run[cut]
+    node, f_pos = runs.node[run], runs.feature[run]
+    left = rows_of(cum, cut) - rows_of(before, run)
+    has_nan = bool((nan[:, -1] > 0).any())
+    gain, score, missing, first = score_binary(
+        crit, level, node, left, rows_of(present_tot, run) - left,
+        rows_of(nan, run) if has_nan else None, min_leaf,
+    )
+    offset = prep.bin_start[coded][f_pos]
+    lo, hi = prep.bin_values[offset + slot_bin[cut]], prep.bin_values[offset + slot_bin[cut + 1]]
+    threshold = lo / 2.0 + hi / 2.0
+    threshold = np.where(threshold >= hi, lo, threshold)
+    feature = prep.coded[coded][f_pos]
+    cands = Candidates(node, feature, score, gain, slot_bin[cut], threshold, missing, first)
+    if has_nan:
+        shape = (len(coded), m, n_stats)
+        full_present, full_nan = np.zeros(shape), np.zeros(shape)
+        full_present[runs.feature, runs.node] = present_tot
+        full_nan[runs.feature, runs.node] = nan
+        extra = missing_only_candidates(crit, level, full_present, full_nan, min_leaf)
+        extra.feature = prep.coded[coded][extra.feature]
+        cands = Candidates.concat([cands, extra])
+    return keep_valid(cands)
+
+
+@dataclass
+class _HistogramRuns:
+    """The (feature, node) pairs searched, feature-major, and where their slots start."""
+
+    feature: np.ndarray   # (n_runs,) position in ``coded``
+    node: np.ndarray      # (n_runs,)
+    width: np.ndarray     # (n_runs,) n_bins + 1
+    start: np.ndarray     # (n_runs,) first slot
+    pair_start: np.ndarray  # (len(coded), m) first slot of each pair's run, -1 if not searched
+    allowed: np.ndarray | None  # (m, len(coded)) the forest's draw, C order; None: all pairs
+
+    @property
+    def n_slots(self) -> int:
+        return int(self.start[-1] + self.width[-1]) if len(self.start) else 0
+
+
+def _histogram_runs(level, prep, coded, allowed) -> _HistogramRuns:
+    m = level.n_nodes
+    if allowed is None:
+        feature, node = np.divmod(np.arange(len(coded) * m), m)
+    else:
+        allowed = np.ascontiguousarray(allowed)
+        feature, node = np.divmod(np.flatnonzero(allowed.T), m)  # 1-D nonzero: fast
+    width = prep.n_bins[coded][feature] + 1
+    start = np.cumsum(width) - width
+    pair_start = np.full((len(coded), m), -1, dtype=np.intp)
+    pair_start[feature, node] = start
+    return _HistogramRuns(feature, node, width, start, pair_start, allowed)
+
+
+def _coded_classes(crit, prep: PreparedFeatures) -> np.ndarray:
+    """(rows, n_coded) ``code * n_classes + class`` of every training row, for
+    :func:`_slot_histogram` with unit weights; made on first use in a fit (``crit``
+    belongs to one fit) instead of being worked out again at every level."""
+    made = crit.coded_classes
+    if made is None or made[0] is not prep:
+        codes = prep.source.codes
+        if prep.source is not prep:
+            codes = codes[prep.in_source(np.arange(len(crit.codes)))]
+        k = crit.n_classes
+        table = codes.astype(smallest_int((int(prep.n_bins.max(initial=0)) + 1) * k))
+        table *= k
+        table += crit.codes[:, None].astype(table.dtype)
+        made = crit.coded_classes = (prep, table)
+    return made[1]
+
+
+def _slot_histogram(crit, level, prep, coded, runs: _HistogramRuns):
+    """Statistics of the occupied slots and of every run's missing slot.
+
+    Returns the kept slots' statistics (k, n_stats) in slot order and, per kept slot,
+    its run, value code and whether it is the run's missing slot.
+    """
+    n_slots = runs.n_slots
+    every_pair = len(runs.start) == runs.pair_start.size
+    if every_pair and crit.unit_weight:  # class counts: one bincount
+        # each entry's (slot, class) bin: its run's first slot times k, plus its row's
+        # code * k + class from a table made once per fit
+        k = crit.n_classes
+        coded_class = _coded_classes(crit, prep)[level.rows]
+        if len(coded) < coded_class.shape[1]:
+            coded_class = coded_class[:, coded]
+        first = np.ascontiguousarray(runs.pair_start.T) * k
+        key = (np.take(first, level.node, axis=0) + coded_class).ravel()
+        sums = np.bincount(key, minlength=n_slots * k).reshape(n_slots, k)
+        return _kept_slots(runs, sums, sum(sums[:, q] for q in range(k)))  # no slow row sums
+    if every_pair:
+        codes = prep.source.codes[level.data_rows]
+        if len(coded) < codes.shape[1]:
+            codes = codes[:, coded]
+        # each row's first slot per feature: rows of the (m, features) table, by take
+        key = (np.take(np.ascontiguousarray(runs.pair_start.T), level.node, axis=0) + codes).ravel()
+
+        def per_pair(a):  # a row statistic, repeated for each of the row's pairs
+            return np.repeat(a[level.rows], len(coded))
+    else:  # only the (row, feature) pairs whose node drew the feature
+        drawn = DrawnEntries.of(runs.allowed, level)
+        codes = prep.source.codes
+        n_nodes, n_codes = runs.pair_start.shape[1], codes.shape[1]  # flat indices
+        key = (gather(runs.pair_start.ravel(), drawn.column * n_nodes + drawn.node)
+               + gather(codes.ravel(), drawn.data_rows * n_codes + gather(coded, drawn.column)))
+
+        def per_pair(a):
+            return gather(a, drawn.rows)
+    # Sums over every slot, then the occupied ones taken: cheaper than renumbering each
+    # entry's slot among the occupied ones first (a gather per entry, a pass per slot).
+    if crit.unit_weight:  # class counts: one unweighted bincount
+        k = crit.n_classes
+        sums = np.bincount(key * k + per_pair(crit.codes), minlength=n_slots * k).reshape(n_slots, k)
+        n_rows = sum(sums[:, q] for q in range(k))  # column by column: no slow row sums
+    else:
+        n_rows = np.bincount(key, minlength=n_slots)
+        if crit.codes is not None:  # weighted class counts: one bincount by (slot, class)
+            k = crit.n_classes
+            sums = np.bincount(key * k + per_pair(crit.codes), weights=per_pair(crit.row_weight),
+                               minlength=n_slots * k).reshape(n_slots, k)
+        else:
+            sums = np.column_stack([np.bincount(key, weights=per_pair(column), minlength=n_slots)
+                                    for column in crit.stats_t])
+    return _kept_slots(runs, sums, n_rows)
+
+
+def _kept_slots(runs: _HistogramRuns, sums: np.ndarray, n_rows: np.ndarray):
+    """:func:`_slot_histogram`'s result from the sums (n_slots, n_stats - 1) and row
+    counts of every slot."""
+    keep = n_rows > 0
+    missing_at = runs.start + runs.width - 1
+    keep[missing_at] = True
+    kept = np.flatnonzero(keep)
+    hist = np.empty((len(kept), sums.shape[1] + 1))
+    hist[:, -1] = n_rows[kept]  # the row count, every criterion's last statistic
+    hist[:, :-1] = np.take(sums, kept, axis=0)
+    slot_run = np.searchsorted(runs.start, kept, side="right") - 1
+    slot_bin = kept - runs.start[slot_run]
+    return hist, slot_run, slot_bin, slot_bin == runs.width[slot_run] - 1

@@ -1,0 +1,228 @@
+"""The search of numeric features through presorted orders.
+
+Rows sorted by (feature, node, value) from a presorted order; a cumulative sum along
+that order gives, at every boundary between two distinct values, the left child's
+statistics; the right child is the node's total minus the left. For concave
+impurities only boundaries where the class changes are scored: no other cut can be
+optimal (Fayyad & Irani 1992), and ``BOUNDARY_POINTS_ONLY`` switches the filter off for
+the test that checks it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._splitter import (
+    Candidates,
+    cumsum0,
+    gather,
+    keep_valid,
+    missing_only_candidates,
+    near_best,
+    score_binary,
+    varies_in_runs,
+)
+
+#: Evaluate only cuts where the class changes (plus min_samples_leaf limits); exact for
+#: concave impurities (only splits between examples of different classes can be
+#: optimal). Switched off only by tests that check this claim.
+BOUNDARY_POINTS_ONLY = True
+
+
+#: The class-change filter runs when more than this share of positions are cuts.
+FILTER_SHARE = 0.3
+
+
+#: Bound on the float elements of one feature chunk's cumulative-sum array.
+CHUNK_ELEMENTS = 4_000_000
+
+
+def numeric_candidates(crit, level, values, order, min_leaf) -> Candidates:
+    """Candidates ``x <= t`` of all numeric features, a chunk of features at a time.
+
+    ``values`` (n_numeric, n_samples) are the numeric columns; ``order``
+    (n_numeric, r) the active rows of each feature sorted by value, missing last.
+    Returned ``feature`` indexes the rows of ``values``.
+    """
+    node_of_row = np.empty(values.shape[1], dtype=np.intp)
+    node_of_row[level.rows] = level.node
+    step = max(1, CHUNK_ELEMENTS // max(1, order.shape[1] * crit.n_stats))
+    parts = []
+    for lo in range(0, len(values), step):
+        chunk = values[lo:lo + step]
+        runs = _runs(level, chunk, order[lo:lo + step], node_of_row)
+        part = numeric_chunk(crit, level, len(chunk), runs, min_leaf)
+        part.feature += lo
+        parts.append(part)
+    return Candidates.concat(parts)
+
+
+@dataclass
+class Runs:
+    """A chunk's rows laid out flat: one run per (feature, node), values ascending inside
+    a run and missing values last. Position ``i`` holds row ``row[i]``, whose value of
+    feature ``group[i] // m`` is ``v[i]``."""
+
+    row: np.ndarray     # (L,)
+    v: np.ndarray       # (L,)
+    group: np.ndarray   # (L,) run id: feature * m + node
+    start: np.ndarray   # (G,) first position of each run
+    count: np.ndarray   # (G,) rows in each run
+
+
+def _runs(level, values, order, node_of_row) -> Runs:
+    m, n_f = level.n_nodes, order.shape[0]
+    # A stable sort by node keeps each node's rows in value order (radix sort for int16).
+    # (flat indices below: a 1-D gather is faster than take_along_axis's 2-D one)
+    if m == 1:
+        sorted_rows = order
+    else:
+        key = node_of_row[order].astype(np.int16 if m < 2**15 else np.int32)
+        by_node = np.argsort(key, axis=1, kind="stable")
+        by_node += (np.arange(n_f) * order.shape[1])[:, None]
+        sorted_rows = order.ravel()[by_node]
+    # Every feature has the same runs: node counts, feature after feature.
+    counts = np.bincount(level.node, minlength=m)
+    group = ((np.arange(n_f) * m)[:, None] + np.repeat(np.arange(m), counts)[None]).ravel()
+    count = np.tile(counts, n_f)
+    v = values.ravel()[(sorted_rows + (np.arange(n_f) * values.shape[1])[:, None]).ravel()]
+    return Runs(sorted_rows.ravel(), v, group, np.cumsum(count) - count, count)
+
+
+def numeric_chunk(crit, level, n_f, runs: Runs, min_leaf) -> Candidates:
+    """Candidates of ``n_f`` features' runs (``runs.group`` is feature * m + node)."""
+    m = level.n_nodes
+    v = runs.v
+    codes = None if crit.codes is None else gather(crit.codes, runs.row)
+    missing_v = np.isnan(v)
+    any_missing = bool(missing_v.any())
+    n_present = runs.count
+    if any_missing:
+        n_present = n_present - np.bincount(runs.group[missing_v], minlength=len(runs.count))
+    same_run = runs.group[:-1] == runs.group[1:]
+    cut = same_run & ~missing_v[1:] & (v[1:] != v[:-1])
+    # Filtering pays where most positions are cuts (few ties); with many ties it costs
+    # more than scoring the few cuts there are.
+    if BOUNDARY_POINTS_ONLY and crit.concave and np.count_nonzero(cut) > FILTER_SHARE * cut.size:
+        limits = _leaf_limits(cut, runs.start, n_present, runs.count - n_present, min_leaf)
+        cut &= _class_changes(codes, v, same_run, cut) | limits
+    pos = np.flatnonzero(cut)
+    group = runs.group[pos]
+    node, f_idx = group % m, group // m
+    # Sums of each statistic along the runs; the row count is the position itself.
+    n_stats = crit.n_stats
+    left = np.empty((len(pos), n_stats))
+    present_tot = np.empty((len(runs.count), n_stats))
+    left[:, -1] = pos - runs.start[group] + 1
+    present_tot[:, -1] = n_present
+    def along(cum):  # cum[i]: sum over the first i positions -> (each cut, each run)
+        before = cum[runs.start]
+        return gather(cum, pos + 1) - gather(before, group), cum[runs.start + n_present] - before
+
+    sums, weight = running_sums(crit, runs.row, codes)
+    for s, cum in enumerate(sums):
+        left[:, s], present_tot[:, s] = along(cum)
+    if len(sums) < n_stats - 1:  # whole-number weights: the last class is the rest
+        if weight is None:  # unit weights: the row count
+            left_w, present_w = left[:, -1], present_tot[:, -1]
+        else:
+            left_w, present_w = along(weight)
+        left[:, -2] = left_w - left[:, :-2].sum(axis=1)
+        present_tot[:, -2] = present_w - present_tot[:, :-2].sum(axis=-1)
+    # per run (feature * m + node), as the cuts' ``group`` counts them
+    nan_tot = np.tile(level.totals, (n_f, 1)) - present_tot
+    right = np.take(present_tot, group, axis=0) - left  # 2-D rows: take is faster than []
+    nan = np.take(nan_tot, group, axis=0) if any_missing else None
+    gain, score, missing, first = score_binary(crit, level, node, left, right, nan, min_leaf)
+    k = near_best(node, score, level)  # the only ones that can be chosen: see near_best()
+    pos, group = pos[k], group[k]
+    lo, hi = gather(v, pos), gather(v, pos + 1)
+    threshold = lo / 2.0 + hi / 2.0
+    threshold = np.where(threshold >= hi, lo, threshold)  # rounding must not swallow hi
+    cands = Candidates(node[k], f_idx[k], score[k], gain[k], pos - runs.start[group], threshold,
+                       missing[k], np.take(first, k, axis=0))
+    if any_missing:
+        extra = missing_only_candidates(crit, level, present_tot.reshape(n_f, m, n_stats),
+                                        nan_tot.reshape(n_f, m, n_stats), min_leaf)
+        cands = Candidates.concat([cands, keep_valid(extra)])
+    return cands
+
+
+def running_sums(crit, rows, codes) -> tuple[list[np.ndarray], np.ndarray | None]:
+    """Cumulative sums of the statistics along the runs' rows (1-D, all runs in a row,
+    with a leading 0), and the cumulative weight when the caller needs it.
+
+    With whole-number weights these are integer sums of the class weights, one class
+    short: the caller gets the last class as the total weight minus the others (the
+    total is the row count itself with unit weights, so then no weight is returned).
+    """
+    if crit.unit_weight:
+        return class_sums(codes, None, crit.n_classes)
+    if crit.int_weight is None:
+        return [cumsum0(gather(column, rows)) for column in crit.stats_t], None
+    return class_sums(codes, gather(crit.int_weight, rows), crit.n_classes)
+
+
+def class_sums(codes, w, n_classes, top=None) -> tuple[list[np.ndarray], np.ndarray | None]:
+    """:func:`running_sums` of whole-number weights ``w`` (None: 1 each) and classes
+    ``codes`` along the runs; in int32 when ``top`` bounds every weight and no sum can
+    reach 2**31 (half the bytes of int64 to write and read)."""
+    dtype = np.int32 if top is not None and len(codes) * top < 2**31 else np.int64
+    if w is None:
+        return [cumsum0(codes == q, dtype) for q in range(n_classes - 1)], None
+    return [cumsum0(w * (codes == q), dtype) for q in range(n_classes - 1)], cumsum0(w, dtype)
+
+
+def _class_changes(codes, v, same_run, cut) -> np.ndarray:
+    """Cuts (L - 1,) between value groups that are not both of one same class."""
+    tied = same_run & (v[1:] == v[:-1])
+    if not tied.any():  # every value group is one row
+        return codes[1:] != codes[:-1]
+    new_group = np.ones(len(v), dtype=bool)
+    new_group[1:] = ~tied
+    group_start = np.flatnonzero(new_group)
+    group = np.cumsum(new_group) - 1
+    group_end = np.append(group_start[1:], len(v))
+    mixed = varies_in_runs(codes, group_start, group_end)
+    group_class = np.where(mixed, -1, codes[group_start])
+    before, after = group_class[group[:-1]], group_class[group[1:]]
+    return (before < 0) | (before != after)
+
+
+def class_changes_at(codes, group_end, cut) -> np.ndarray:
+    """Positions of the cuts (L - 1,) between value groups that are not both of one same
+    class, where each group's classes are in ascending order: a group is then of one
+    class if its first and last classes agree. ``group_end`` (L - 1,) marks the last
+    entry of each group but the final one (the cuts among them)."""
+    end = np.flatnonzero(group_end)
+    last, first = gather(codes, end), gather(codes, end + 1)  # of the groups beside each end
+    # A group is of one class if its first and last agree: groups after the first start
+    # at an end + 1, groups before the last stop at an end.
+    pure = np.empty(len(end) + 1, dtype=bool)
+    np.equal(np.append(codes[:1], first), np.append(last, codes[-1:]), out=pure)
+    same = (last == first) & pure[:-1] & pure[1:]
+    return end[cut[end] & ~same]
+
+
+def _leaf_limits(cut, starts, n_present, n_missing, min_leaf) -> np.ndarray:
+    """The first and last cuts allowed by ``min_samples_leaf`` in each run.
+
+    Where the leaf-size limit falls inside a run of one class, the best cut of that run
+    may be the limit itself, so it stays a candidate.
+    """
+    limits = np.zeros(cut.shape, dtype=bool)
+    if min_leaf <= 1 or cut.size == 0:
+        return limits
+    size = cut.size
+    index = np.arange(size)
+    next_cut = np.minimum.accumulate(np.where(cut, index, size)[::-1])[::-1]
+    prev_cut = np.maximum.accumulate(np.where(cut, index, -1))
+    first_ok, last_ok = starts, starts + n_present - 2
+    for need in (min_leaf, np.maximum(min_leaf - n_missing, 1)):
+        lo = np.clip(starts + need - 1, 0, size - 1)
+        hi = np.clip(starts + n_present - need - 1, 0, size - 1)
+        for q, ok in ((next_cut[lo], next_cut[lo] <= last_ok), (prev_cut[hi], prev_cut[hi] >= first_ok)):
+            ok &= (q >= 0) & (q < size) & (n_present > 0)
+            limits[q[ok]] = True
+    return limits
