@@ -2,7 +2,7 @@
 import streamlit as st
 
 from engine.metrics import accuracy_score, confusion_matrix, mean_squared_error, r2_score
-from ui import data_controls, heading, state, tables, url
+from ui import data_controls, heading, limits, state, tables, url
 from ui import gb_controls as gc
 from ui.take_home import take_home
 from viz import gb_figures as gf
@@ -27,6 +27,10 @@ with st.sidebar:
     params, loss = gc.controls(dataset)
     dataset = data_controls.fit_rows(dataset, "gb_all_rows")
     params["binning"] = data_controls.binning(dataset, "gb_binned")
+too_much = limits.check_work(len(dataset.y_train), params["n_estimators"], "boosting")
+if too_much:
+    st.error(too_much)
+    state.stop()
 model_params = gc.model_params(dataset.task, params, loss)
 model_key = tuple(sorted(model_params.items()))
 T = params["n_estimators"]

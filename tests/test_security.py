@@ -17,8 +17,6 @@ import doctest
 import tomllib
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
 import pytest
 
 from ui import limits, state
@@ -221,7 +219,6 @@ def test_limits_doctests_pass():
 
 
 def test_stated_limits():
-    assert limits.MAX_ROWS_HEAVY == 200_000
     assert limits.MAX_TREES == 500 and limits.MAX_ROUNDS == 1_000
 
 
@@ -253,27 +250,3 @@ def test_a_thousand_tree_forest_on_100k_rows_is_refused_and_spambase_is_fine():
 def test_an_unknown_kind_is_a_value_error():
     with pytest.raises(ValueError, match="kind must be one of"):
         limits.check_work(10, 10, "svm")
-
-
-def _frame(n: int) -> tuple[pd.DataFrame, pd.Series]:
-    X = pd.DataFrame({"a": np.arange(n, dtype=float), "b": np.arange(n) % 3})
-    return X, pd.Series(np.arange(n) % 2, name="y")
-
-
-def test_small_data_is_kept_whole():
-    X, y = _frame(50)
-    X2, y2, notice = limits.sample_rows(X, y, limit=50, seed=0)
-    assert X2 is X and y2 is y and notice is None
-
-
-def test_large_data_is_sampled_reproducibly_with_a_notice():
-    X, y = _frame(1_000)
-    X2, y2, notice = limits.sample_rows(X, y, limit=100, seed=3)
-    assert X2.shape == (100, 2) and len(y2) == 100
-    assert X2.index.is_unique and X2.index.is_monotonic_increasing
-    assert (X2.index == y2.index).all()
-    assert (X2["a"].to_numpy() == X2.index.to_numpy()).all()  # rows stay whole
-    assert "100" in notice and "1,000" in notice
-    again, _, _ = limits.sample_rows(X, y, limit=100, seed=3)
-    other, _, _ = limits.sample_rows(X, y, limit=100, seed=4)
-    assert again.index.equals(X2.index) and not other.index.equals(X2.index)

@@ -6,8 +6,6 @@ bound the work of one fit; docs/limits.md states them for users and teachers.
 
 * Uploads: ``MAX_UPLOAD_MB`` (= ``server.maxUploadSize`` in .streamlit/config.toml, which
   the server itself enforces).
-* Rows: heavy models (forests, bagging, boosting) train on at most ``MAX_ROWS_HEAVY``
-  training rows; above that :func:`sample_rows` draws a seeded random sample and says so.
 * Ensemble size: at most ``MAX_TREES`` trees and ``MAX_ROUNDS`` boosting rounds.
 * Work: rows × models must stay under ``MAX_WORK[kind]``; :func:`check_work` refuses more
   with a message saying what to lower.
@@ -35,17 +33,13 @@ True
 """
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
-
 from ui.state import MAX_UPLOAD_MB
 
-__all__ = ["MAX_UPLOAD_MB", "MAX_ROWS_HEAVY", "BINNED_ABOVE_ROWS", "DEFAULT_TREE_ROWS",
+__all__ = ["MAX_UPLOAD_MB", "BINNED_ABOVE_ROWS", "DEFAULT_TREE_ROWS",
            "MAX_TREES", "MAX_ROUNDS", "MAX_WORK", "IMPORTANCE_OOB_ROWS", "PERMUTATION_ROWS",
-           "check_work", "sample_rows", "rows_per_tree",
+           "check_work", "rows_per_tree",
            "rows_per_tree_note"]
 
-MAX_ROWS_HEAVY = 200_000
 #: Training rows above which trees and ensembles start with the binned threshold search:
 #: there one exact full-depth tree of 20 numeric features takes about a second of one
 #: core and grows roughly as n^1.2 (bench/README.md, "Binned search").
@@ -106,7 +100,7 @@ def check_work(n_rows: int, n_models: int, kind: str) -> str | None:
     Parameters
     ----------
     n_rows : int
-        Training rows the fit will see (after any sampling by :func:`sample_rows`).
+        Training rows the fit will see (a forest's rows per tree, see :func:`rows_per_tree`).
     n_models : int
         Trees (forest, bagging) or rounds (boosting, AdaBoost).
     kind : {"forest", "bagging", "boosting", "adaboost"}
@@ -133,31 +127,3 @@ def check_work(n_rows: int, n_models: int, kind: str) -> str | None:
     return (f"**This would take too long on a shared server.** {n_models:,} {unit} on "
             f"{n_rows:,} training rows is more than the limit of {budget:,} rows × {unit}. "
             f"Choose at most {fewer:,} {unit}, or fewer rows.")
-
-
-def sample_rows(X: pd.DataFrame, y: pd.Series, limit: int = MAX_ROWS_HEAVY,
-                seed: int = 0) -> tuple[pd.DataFrame, pd.Series, str | None]:
-    """At most ``limit`` rows of ``(X, y)``, drawn at random, and a notice when rows were left out.
-
-    Parameters
-    ----------
-    X : DataFrame of shape (n_samples, n_features)
-    y : Series of shape (n_samples,)
-    limit : int, default=MAX_ROWS_HEAVY
-    seed : int, default=0
-        The same seed gives the same sample (a shared link reproduces the model).
-
-    Returns
-    -------
-    X_sample : DataFrame of shape (min(n_samples, limit), n_features)
-    y_sample : Series of shape (min(n_samples, limit),)
-    notice : str or None
-        A sentence for ``st.info`` when rows were sampled; None when all are kept.
-    """
-    n_samples = len(X)
-    if n_samples <= limit:
-        return X, y, None
-    rows = np.sort(np.random.default_rng(seed).choice(n_samples, size=limit, replace=False))
-    notice = (f"This model trains on a random sample of {limit:,} of the {n_samples:,} "
-              f"training rows, so that it fits in reasonable time on a shared server.")
-    return X.iloc[rows], y.iloc[rows], notice

@@ -133,3 +133,16 @@ def values(array) -> np.ndarray:
 
 def _figure(at) -> dict:
     return _figure_of(charts(at)[0])
+
+
+def test_rounds_beyond_the_work_limit_are_refused_with_what_to_choose(monkeypatch):
+    """rows × rounds above the shared server's budget: no fit, the message names the most
+    rounds that fit (as on the AdaBoost and forest pages)."""
+    from ui import limits
+
+    monkeypatch.setitem(limits.MAX_WORK, "boosting", 1_000)  # iris: 112 training rows
+    at = run_page(data="iris", gb_rounds="20")
+    assert_clean(at)
+    message = at.error[0].value
+    assert "too long on a shared server" in message and "Choose at most 8 rounds" in message
+    assert not charts(at)
