@@ -16,9 +16,8 @@ from .._validation import (
 )
 from ..base import BaseEstimator, ClassifierMixin, RegressorMixin, check_random_state
 from ..tree import DecisionTreeRegressor
-from ..tree._builder import resolve_count
+from ..tree._classes import RoundGrower
 from ..tree._quantile import DEFAULT_MAX_BINS, resolve_bins
-from ._boost_tree import BinnedX, as_estimator, can_bin, grow
 from ._losses import REGRESSION_LOSSES, BinomialLogLoss, MultinomialLogLoss, SquaredError
 
 
@@ -55,14 +54,11 @@ class _BaseGradientBoosting(BaseEstimator):
             return self
         self.init_ = self.loss_.init(target, w)
         S = np.tile(self.init_, (X_enc.shape[0], 1))
-        self.bins_ = resolve_bins(self.binning, X_enc, self.encoder_.n_categories_,
-                                  DEFAULT_MAX_BINS)
-        binned = None
-        if self._fast(X_enc):
-            binned = BinnedX.from_encoded(X_enc if self.bins_ is None else self.bins_.transform(X_enc))
-        self._cache = {}  # the root's cut geometry, shared by the rounds
-        self._boost(X, X_enc, binned, target, w, S, progress)
-        del self._cache
+        grower = RoundGrower.make(DecisionTreeRegressor(**self._tree_params()), X_enc,
+                                  self.encoder_)
+        self.bins_ = grower.bins if grower is not None else resolve_bins(
+            self.binning, X_enc, self.encoder_.n_categories_, DEFAULT_MAX_BINS)
+        self._boost(X, X_enc, grower, target, w, S, progress)
         return self
 
     def _fit_single_class(self, n: int) -> None:
@@ -77,11 +73,7 @@ class _BaseGradientBoosting(BaseEstimator):
         if self.learning_rate <= 0 or int(self.n_estimators) < 1:
             raise ValueError("learning_rate must be > 0 and n_estimators >= 1.")
 
-    def _fast(self, X_enc) -> bool:
-        return (self.max_leaf_nodes is None and self.max_depth is not None
-                and can_bin(self.encoder_, X_enc))
-
-    def _boost(self, X, X_enc, binned, target, w, S, progress=None) -> None:
+    def _boost(self, X, X_enc, grower, target, w, S, progress=None) -> None:
         n, K = S.shape
         rng = check_random_state(self.random_state)
         n_inbag = max(1, int(self.subsample * n))
@@ -100,7 +92,7 @@ class _BaseGradientBoosting(BaseEstimator):
             if self.residuals_ is not None:
                 self.residuals_[t] = r[:, 0]
             for k in range(K):
-                tree, leaves = self._fit_tree(X, binned, rows, r[:, k], w)
+                tree, leaves = self._fit_tree(X, grower, rows, r[:, k], w)
                 if leaves is None or (leaves < 0).any():  # out-of-bag rows: walk them down
                     leaves = self._leaves(tree, X, X_enc)
                 self._line_search(tree, leaves, inbag, target, S, r[:, k], w, k)
@@ -117,22 +109,15 @@ class _BaseGradientBoosting(BaseEstimator):
                     min_samples_leaf=self.min_samples_leaf, max_leaf_nodes=self.max_leaf_nodes,
                     binning=self.binning)
 
-    def _fit_tree(self, X, binned, rows, r, w):
+    def _fit_tree(self, X, grower, rows, r, w):
         """A squared-error regression tree fitted to the pseudo-residuals of the in-bag
         rows, and the leaf of every row if the growth tells it (else None)."""
-        template = DecisionTreeRegressor(**self._tree_params())
-        if binned is None:
+        if grower is None:
             mask = np.zeros(len(w))
             mask[rows] = 1.0  # zero weight: out of the bag, out of the tree
-            return template.fit(X, r, sample_weight=w * mask), None
-        n = len(w)
-        tree, leaves = grow(binned, rows, r, w, 0, int(self.max_depth),
-                            resolve_count(self.min_samples_split, n, "min_samples_split", 2),
-                            resolve_count(self.min_samples_leaf, n, "min_samples_leaf", 1),
-                            self._cache, return_leaves=True)
-        if self.bins_ is not None:
-            self.bins_.move_thresholds(tree)
-        return as_estimator(tree, template, self.encoder_), leaves
+            tree = DecisionTreeRegressor(**self._tree_params())
+            return tree.fit(X, r, sample_weight=w * mask), None
+        return grower.grow(r, w, rows)
 
     def _leaves(self, tree, X, X_enc) -> np.ndarray:
         if tree.encoder_ is self.encoder_:
@@ -215,9 +200,9 @@ _NOTES = """
 
     The trees use the squared-error criterion; scikit-learn's default is ``friedman_mse``,
     so this model equals scikit-learn's with ``criterion="squared_error"`` (on data without
-    tied splits). With numeric features and no missing values the trees are grown by a
-    histogram builder on a matrix binned once per fit; they are the trees
-    ``DecisionTreeRegressor`` would grow (tested), only faster.
+    tied splits). With numeric features and no missing values the rows are binned once
+    per fit and each round's tree is grown by ``engine.tree``'s ``RoundGrower``; they are
+    the trees ``DecisionTreeRegressor`` would grow (tested), only faster.
 """
 
 _REFERENCES = """

@@ -14,15 +14,7 @@ from .._validation import (
 )
 from ..base import BaseEstimator, ClassifierMixin, clone
 from ..tree import DecisionTreeClassifier, plurality
-from ..tree._builder import resolve_count
-from ..tree._quantile import resolve_bins
-from ._boost_tree import BinnedX, as_estimator, can_bin, grow
-
-#: Tree parameters the binned stump/tree builder honours; any other setting falls back
-#: to fitting the estimator itself.
-_FAST_PARAMS = {"criterion": "gini", "splitter": "best", "max_features": None,
-                "max_leaf_nodes": None, "min_impurity_decrease": 0.0, "ccp_alpha": 0.0,
-                "chi2_alpha": None, "categorical_split": "binary"}
+from ..tree._classes import RoundGrower
 
 
 class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
@@ -83,7 +75,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
 
     Speed: with the default stump (or a gini ``DecisionTreeClassifier`` limited only by
     depth and leaf sizes) on numeric data without missing values, ``X`` is binned once
-    and each round's tree is grown from weighted counts; it is the tree
+    and each round's tree is grown by ``engine.tree``'s ``RoundGrower``; it is the tree
     ``DecisionTreeClassifier`` grows (tested). Staged outputs are running sums.
 
     References
@@ -169,29 +161,13 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
     def _round_fitter(self, X, X_enc, codes):
         """A function α -> (fitted learner, its predicted class codes on the training rows)."""
         template = self.estimator if self.estimator is not None else DecisionTreeClassifier(max_depth=1)
-        params = template.get_params(deep=False) if isinstance(template, DecisionTreeClassifier) else None
-        fast = (type(template) is DecisionTreeClassifier and params["max_depth"] is not None
-                and all(params[k] == v for k, v in _FAST_PARAMS.items())
-                and can_bin(self.encoder_, X_enc))
-        if fast:
-            bins = resolve_bins(params["binning"], X_enc, self.encoder_.n_categories_,
-                                params["max_bins"])
-            binned = BinnedX.from_encoded(X_enc if bins is None else bins.transform(X_enc))
-            n = len(codes)
-            split = resolve_count(params["min_samples_split"], n, "min_samples_split", 2)
-            leaf = resolve_count(params["min_samples_leaf"], n, "min_samples_leaf", 1)
-            rows, cache = np.arange(n), {}
-
+        grower = RoundGrower.make(template, X_enc, self.encoder_, self.classes_)
+        if grower is not None:
             def fit_round(alpha):
-                tree, leaves = grow(binned, rows, codes, alpha, self.n_classes_,
-                                    int(params["max_depth"]), split, leaf, cache,
-                                    return_leaves=True)
-                if bins is not None:
-                    bins.move_thresholds(tree)
-                learner = as_estimator(tree, clone(template), self.encoder_, self.classes_)
+                learner, leaves = grower.grow(codes, alpha)
                 if (leaves < 0).any():  # rows of zero weight: walk them down
-                    leaves = tree.apply(X_enc)
-                return learner, plurality(np.take(tree.value, leaves, axis=0))
+                    leaves = learner.tree_.apply(X_enc)
+                return learner, plurality(np.take(learner.tree_.value, leaves, axis=0))
             return fit_round
 
         def fit_slow(alpha):

@@ -14,6 +14,7 @@ import dataclasses
 import heapq
 import math
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
@@ -110,14 +111,27 @@ class _LevelRecord:
     improvement: np.ndarray     # weighted impurity decrease N_t/N * Δ
 
 
-def build_tree(prep: PreparedFeatures, crit: Criterion, params: GrowParams) -> Tree:
-    """Grow a tree on prepared features with the statistics held by ``crit``."""
-    n_samples = prep.values.shape[1]
-    return build_trees(prep, crit, params, np.zeros(n_samples, dtype=np.intp))[0]
+def build_tree(prep: PreparedFeatures, crit: Criterion, params: GrowParams, rows=None,
+               search: Search | None = None, with_leaves: bool = False):
+    """Grow a tree on prepared features with the statistics held by ``crit``.
+
+    ``rows``: the rows grown on (all by default); ``search``: the split search (by
+    default :func:`choose_search`'s). ``with_leaves``: also return each row's leaf (-1
+    for rows not grown on), read off the growth; not with ``max_leaf_nodes``.
+    """
+    tree_of_row = np.zeros(prep.values.shape[1], dtype=np.intp)
+    if rows is not None:
+        tree_of_row[:] = -1
+        tree_of_row[rows] = 0
+    leaves = np.full(len(tree_of_row), -1, dtype=np.intp) if with_leaves else None
+    tree = build_trees(prep, crit, params, tree_of_row, search, leaves)[0]
+    return (tree, leaves) if with_leaves else tree
 
 
-def build_trees(prep: PreparedFeatures, crit: Criterion, params: GrowParams, tree_of_row) -> list[Tree]:
-    """Grow several trees at once, level by level: row ``i`` belongs to tree ``tree_of_row[i]``.
+def build_trees(prep: PreparedFeatures, crit: Criterion, params: GrowParams, tree_of_row,
+                search: Search | None = None, leaves: np.ndarray | None = None) -> list[Tree]:
+    """Grow several trees at once, level by level: row ``i`` belongs to tree
+    ``tree_of_row[i]`` (-1: to none).
 
     A forest stacks the in-bag rows of many trees (see :meth:`PreparedFeatures.take`):
     each level of all the trees is then one set of numpy calls, so the per-call cost is
@@ -125,19 +139,19 @@ def build_trees(prep: PreparedFeatures, crit: Criterion, params: GrowParams, tre
     hold rows of one tree only, every statistic is per node, and each tree draws its
     features from its own generator (``params.rng`` a list, one per tree). Each tree
     is the same, bit for bit, as when grown alone.
+
+    ``leaves`` (one tree, no ``max_leaf_nodes``): filled with each row's leaf.
     """
-    n_trees = int(tree_of_row.max(initial=-1)) + 1
+    rows = np.flatnonzero(tree_of_row >= 0)
+    node = tree_of_row[rows].astype(np.intp)
+    n_trees = int(node.max(initial=-1)) + 1
     rngs = params.rng if isinstance(params.rng, list) else [params.rng]
     # The improvement of a split is relative to the weight of its own tree's rows.
-    tree_weight = np.bincount(tree_of_row, weights=crit.row_weight, minlength=n_trees)
-    rows, node = np.arange(len(tree_of_row)), tree_of_row.astype(np.intp)
+    tree_weight = np.bincount(node, weights=gather(crit.row_weight, rows), minlength=n_trees)
     used = np.zeros((n_trees, prep.n_features), dtype=bool)
     draws = params.max_features is not None and params.max_features < prep.n_features
-    sparse = _sparse_features(prep, crit, params, draws)
-    if draws:  # a forest's draws sort their own rows; only the sparse entries are kept
-        order = _forest_entries(prep, crit, params, sparse)
-    else:
-        order = _Orders(prep, crit, sparse)
+    if search is None:
+        search = choose_search(prep, crit, params)
     # A node's weight as measured (summed by class) is the sum of its rows' weights, bit
     # for bit, where the weights are whole numbers or summed alone (regression).
     whole = _whole_weights(crit)
@@ -145,20 +159,24 @@ def build_trees(prep: PreparedFeatures, crit: Criterion, params: GrowParams, tre
     parent, previous, tree_of_node = np.full(n_trees, -1), None, np.arange(n_trees)
     records: list[_LevelRecord] = []
     children = None  # the next level's statistics, when the splits gave them
+    first_id = 0  # the id of the level's first node
     while len(parent):
         record, totals = _measure_level(crit, rows, node, parent, previous, prep, children)
         if previous is not None:  # the children's weights are now measured
             _fill_default_children(previous, record.weight if weights_exact else
                                    np.bincount(node, weights=gather(crit.row_weight, rows),
                                                minlength=len(parent)))
+        if leaves is not None:  # a deeper level overwrites: the last one is the leaf
+            leaves[rows] = first_id + node
+            first_id += len(parent)
         records.append(record)
         open_ = _splittable(record, len(records) - 1, params)
         if not open_.any():
             break
         grow = _LevelGrowth(params, rngs, tree_of_node, tree_weight[tree_of_node], draws,
                             crit.codes is not None and whole)
-        rows, node, order, used, children = _split_level(
-            prep, crit, record, totals, open_, rows, node, order, used, grow
+        rows, node, used, children = _split_level(
+            prep, crit, record, totals, open_, rows, node, search, used, grow
         )
         parent = np.repeat(np.arange(len(record.value)), record.n_children)
         tree_of_node = tree_of_node[parent]
@@ -166,8 +184,57 @@ def build_trees(prep: PreparedFeatures, crit: Criterion, params: GrowParams, tre
     stacked, improvement, tree_of_node = _freeze(records, n_trees)
     trees = _unstack(stacked, improvement, tree_of_node, n_trees)
     if params.max_leaf_nodes is not None:
+        if leaves is not None:
+            raise ValueError("Leaves are read off the growth only without max_leaf_nodes.")
         trees = [(_best_first(t, imp, params.max_leaf_nodes), imp) for t, imp in trees]
     return [t for t, _ in trees]
+
+
+class Search(Protocol):
+    """A split search: a level in, candidates out. :func:`choose_search` picks the
+    exact search of a tree or a forest; boosting brings
+    :class:`._search_binned.BinnedSearch`, which lasts for all its trees."""
+
+    def keep(self, rows: np.ndarray) -> None:
+        """The level's rows are now ``rows`` (the others have reached leaves)."""
+
+    def candidates(self, crit: Criterion, level: Level, min_leaf: int,
+                   allowed: np.ndarray | None = None) -> tuple[Candidates, dict]:
+        """The candidates of ``level``'s nodes (at least each node's best, see
+        :func:`._splitter.near_best`); with ``allowed`` (m, n_features) only those
+        (node, feature) pairs. And the category orders of binary categorical splits."""
+
+
+def choose_search(prep: PreparedFeatures, crit: Criterion, params: GrowParams) -> Search:
+    """The exact search of one tree, or of a forest's stacked trees."""
+    return ExactSearch(prep, crit, params)
+
+
+class ExactSearch:
+    """Every cut of every feature, each group of features counted its cheapest way:
+    features mostly of one value through their other values
+    (:mod:`._search_sparse`), few-valued ones by histogram while a level's nodes are
+    few (:mod:`._search_histogram`), a forest's drawn features by sorting the drawn
+    pairs' rows (:mod:`._search_drawn`), the others along presorted orders
+    (:mod:`._search_sorted`); categorical features by category (:mod:`._search_categorical`).
+    """
+
+    def __init__(self, prep: PreparedFeatures, crit: Criterion, params: GrowParams):
+        self.prep, self.multiway = prep, params.multiway
+        draws = params.max_features is not None and params.max_features < prep.n_features
+        sparse = _sparse_features(prep, crit, params, draws)
+        if draws:  # a forest's draws sort their own rows; only the sparse entries are kept
+            self.order = _forest_entries(prep, crit, params, sparse)
+        else:
+            self.order = _Orders(prep, crit, sparse)
+
+    def keep(self, rows: np.ndarray) -> None:
+        if self.order is not None:
+            self.order.keep(rows)
+
+    def candidates(self, crit, level, min_leaf, allowed=None):
+        return _all_candidates(self.prep, crit, level, self.order, min_leaf, self.multiway,
+                               allowed)
 
 
 @dataclass
@@ -480,7 +547,8 @@ class _Orders(_SparseEntries):
         return out
 
 
-def _split_level(prep, crit, record, totals, open_, rows, node, order, used, grow: _LevelGrowth):
+def _split_level(prep, crit, record, totals, open_, rows, node, search: Search, used,
+                 grow: _LevelGrowth):
     """Search the open nodes, apply the chosen splits, route rows to the next level."""
     params = grow.params
     open_ids = np.flatnonzero(open_)
@@ -490,8 +558,7 @@ def _split_level(prep, crit, record, totals, open_, rows, node, order, used, gro
     at = np.flatnonzero(node >= 0)  # the rows of open nodes (positions, then gathers: faster)
     if len(at) < len(node):
         rows, node = gather(rows, at), gather(node, at)
-    if order is not None:
-        order.keep(rows)
+    search.keep(rows)
     level = Level(
         rows=rows, node=node, totals=totals[open_ids], impurity=record.impurity[open_ids],
         min_gain=_min_gain(crit, record.impurity[open_ids]), used=used[open_ids],
@@ -504,7 +571,7 @@ def _split_level(prep, crit, record, totals, open_, rows, node, order, used, gro
         allowed, constant = draw_features(source.row_codes, level, params.max_features, priority,
                                           source.distinct, source.off_common)
         skipped = skipped | constant  # constant in a node: in its children too
-    cands, orders = _all_candidates(prep, crit, level, order, params, allowed)
+    cands, orders = search.candidates(crit, level, params.min_samples_leaf, allowed)
     chosen = choose_splits(cands, level)
     gain = np.where(chosen >= 0, np.append(cands.gain, 0.0)[chosen], 0.0)
     improvement = crit.weight(level.totals) / grow.tree_weight[open_ids] * gain
@@ -527,7 +594,7 @@ def _split_level(prep, crit, record, totals, open_, rows, node, order, used, gro
             first = np.take(cands.first, chosen[split], axis=0)
             children[0::2] = first
             children[1::2] = np.take(level.totals, split, axis=0) - first
-    return gather(rows, moving), gather(child, moving), order, next_used, children
+    return gather(rows, moving), gather(child, moving), next_used, children
 
 
 def _min_gain(crit, impurity: np.ndarray) -> np.ndarray:
@@ -543,11 +610,11 @@ def _min_gain(crit, impurity: np.ndarray) -> np.ndarray:
     return TIE_TOLERANCE * impurity
 
 
-def _all_candidates(prep, crit, level, order, params, allowed=None):
+def _all_candidates(prep, crit, level, order, min_leaf, multiway, allowed=None):
     """Every candidate of the level; with ``allowed`` (m, n_features) only those pairs."""
     parts, orders = [], {}
     if len(prep.numeric):
-        parts += _numeric_parts(prep, crit, level, order, params.min_samples_leaf, allowed)
+        parts += _numeric_parts(prep, crit, level, order, min_leaf, allowed)
     for j in prep.categorical:
         if allowed is not None and not allowed[:, j].any():
             continue
@@ -555,11 +622,11 @@ def _all_candidates(prep, crit, level, order, params, allowed=None):
         x = prep.source.values[j, level.data_rows]
         codes = np.where(np.isnan(x), n_cat, x).astype(np.intp)
         hist = category_histogram(crit, level, codes, n_cat)
-        if params.multiway:
-            part = multiway_candidates(crit, level, hist, params.min_samples_leaf)
+        if multiway:
+            part = multiway_candidates(crit, level, hist, min_leaf)
             part = select_candidates(part, ~level.used[part.node, j])
         else:
-            part, orders[j] = binary_category_candidates(crit, level, hist, params.min_samples_leaf)
+            part, orders[j] = binary_category_candidates(crit, level, hist, min_leaf)
         part.feature = np.full(len(part.node), j, dtype=np.intp)
         if allowed is not None:  # the nodes that drew it (the numeric parts search only those)
             part = select_candidates(part, allowed[part.node, j])

@@ -13,11 +13,12 @@ from .._validation import (
     check_sample_weight,
     encode_labels,
 )
-from ..base import BaseEstimator, ClassifierMixin, RegressorMixin, check_random_state
+from ..base import BaseEstimator, ClassifierMixin, RegressorMixin, check_random_state, clone
 from ._binning import prepare_features
 from ._builder import GrowParams, build_tree, build_trees, resolve_count, resolve_max_features
 from ._criteria import ClassificationCriterion, SquaredErrorCriterion
 from ._quantile import resolve_bins
+from ._search_binned import BinnedSearch, serves
 from ._tree import Tree, plurality
 
 _CLASSIFICATION = ("gini", "entropy", "misclassification", "gain_ratio")
@@ -66,13 +67,6 @@ class _BaseDecisionTree(BaseEstimator):
         """
         self._start_encoded(encoder, classes)
         return self._finish(self._grow(X_enc, target, weight))
-
-    def from_tree(self, tree: Tree, encoder, classes=None):
-        """This estimator fitted to a ``tree`` grown elsewhere (the boosters' binned
-        grower) on rows encoded by ``encoder``; ``classes`` for a classifier. Pruned, and
-        every fitted attribute set, as ``fit`` would."""
-        self._start_encoded(encoder, classes)
-        return self._finish(tree)
 
     def _start_encoded(self, encoder, classes) -> None:
         self._validate_params()
@@ -512,3 +506,63 @@ def grow_many(trees: list, X_enc, target, weights: list, encoder, classes, prepa
                             np.concatenate([w[r] for w, r in zip(weights, rows, strict=True)]))
     grown = build_trees(prep, crit, params, tree_of_row)
     return [tree._finish(g) for tree, g in zip(trees, grown, strict=True)]
+
+
+#: Parameters a :class:`RoundGrower` needs at these values (or the tree's own ``fit``):
+#: the binned search scores every feature, and the tree is used as grown.
+_ROUND_PARAMETERS = {"splitter": "best", "max_features": None, "max_leaf_nodes": None,
+                     "min_impurity_decrease": 0.0, "ccp_alpha": 0.0, "chi2_alpha": None}
+
+
+class RoundGrower:
+    """Trees of one template grown round after round on the same rows, with new weights
+    (AdaBoost) or new targets (gradient boosting): the boosters' fast path.
+
+    The rows are prepared once and searched by :class:`._search_binned.BinnedSearch`,
+    which keeps the root's cut geometry from round to round; each tree is grown by the
+    same builder as every tree (:func:`._builder.build_tree`), and each round's
+    estimator is the one ``clone(template).fit`` on those rows and weights would give.
+    :meth:`make` says whether the template and the data allow it.
+    """
+
+    def __init__(self, template, X_enc: np.ndarray, encoder, classes=None):
+        self.template, self.encoder, self.classes = template, encoder, classes
+        self.bins = resolve_bins(template.binning, X_enc, encoder.n_categories_,
+                                 template.max_bins)
+        prep = prepare_features(X_enc if self.bins is None else self.bins.transform(X_enc),
+                                encoder.n_categories_, None)
+        self.prep, self.search = prep, BinnedSearch(prep)
+        first = self._start()
+        self.params = first._grow_params(X_enc.shape[0])
+
+    @classmethod
+    def make(cls, template, X_enc: np.ndarray, encoder, classes=None) -> RoundGrower | None:
+        """A grower for ``template`` (a decision tree estimator) on ``X_enc``, or None
+        where only the template's own ``fit`` serves (other estimators, settings the
+        binned search does not follow, categorical or missing values)."""
+        if type(template) not in (DecisionTreeClassifier, DecisionTreeRegressor):
+            return None
+        params = template.get_params(deep=False)
+        if params["max_depth"] is None or any(params[k] != v for k, v in _ROUND_PARAMETERS.items()):
+            return None
+        if not serves(X_enc, encoder.n_categories_, params["criterion"]):
+            return None
+        return cls(template, X_enc, encoder, classes)
+
+    def _start(self):
+        tree = clone(self.template)
+        tree._start_encoded(self.encoder, self.classes)
+        return tree
+
+    def grow(self, target: np.ndarray, weight: np.ndarray, rows: np.ndarray | None = None):
+        """The fitted estimator of this round, grown on ``rows`` (default: all) of
+        positive ``weight`` with ``target`` (class codes into ``classes``, or values),
+        and the leaf of every row (-1 for rows it was not grown on)."""
+        rows = np.flatnonzero(weight > 0) if rows is None else rows[weight[rows] > 0]
+        tree = self._start()
+        grown, leaves = build_tree(self.prep, tree._criterion(target, weight), self.params,
+                                   rows, self.search, with_leaves=True)
+        tree.bins_ = self.bins
+        if self.bins is not None:
+            self.bins.move_thresholds(grown)
+        return tree._finish(grown), leaves

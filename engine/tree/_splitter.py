@@ -5,7 +5,7 @@ vector of *statistics* (weighted one-hot class counts and a row count for
 classification; ``w, w·y, 1`` for regression), so the statistics of any group of rows
 are a sum, and every candidate's children follow from sums. A *search* turns a level
 into :class:`Candidates` (node, feature, score, gain, rank, threshold, missing side);
-:func:`._builder._all_candidates` picks the search for each feature:
+:class:`._builder.ExactSearch` picks the search for each feature:
 
 * :mod:`._search_sorted`: numeric features through presorted orders and cumulative
   sums, every boundary between two distinct values a cut (for concave impurities only
@@ -16,7 +16,10 @@ into :class:`Candidates` (node, feature, score, gain, rank, threshold, missing s
   off that value only;
 * :mod:`._search_drawn`: a forest's features drawn per node, only those searched;
 * :mod:`._search_categorical`: category histograms; the best prefix of the ordered
-  categories (binary) or one branch per category (ID3 multiway).
+  categories (binary) or one branch per category (ID3 multiway);
+
+and boosting's :mod:`._search_binned` searches every feature of rows binned once per
+ensemble fit.
 
 This module holds what they share: the candidates, the scoring of binary splits with
 missing values tried on both sides, the choice of each node's split under the tie

@@ -11,12 +11,10 @@ from sklearn.datasets import load_breast_cancer, make_classification
 from sklearn.ensemble import AdaBoostClassifier as SkAdaBoost
 from sklearn.tree import DecisionTreeClassifier as SkTree
 
-from engine._validation import FeatureEncoder
-from engine.ensemble._boost_tree import BinnedX, grow
 from engine.ensemble._weight_boosting import AdaBoostClassifier
 from engine.tree import DecisionTreeClassifier
 
-from ._grown import assert_same_tree
+from ._grown import assert_same_tree, round_grower
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -138,10 +136,11 @@ def test_binned_stump_is_the_tree_engines_stump():
         X = np.round(rng.normal(size=(n, p)), int(rng.integers(0, 3)))  # ties at times
         y, w = rng.integers(0, 3, n), rng.random(n)
         depth, leaf = int(rng.integers(1, 4)), int(rng.integers(1, 4))
-        ours = grow(BinnedX.from_encoded(FeatureEncoder().fit(X).transform(X)), np.arange(n),
-                    y, w, 3, depth, 2, leaf)
+        template = DecisionTreeClassifier(max_depth=depth, min_samples_leaf=leaf)
+        ours, leaves = round_grower(template, X, np.unique(y)).grow(np.unique(y, return_inverse=True)[1], w)
         ref = DecisionTreeClassifier(max_depth=depth, min_samples_leaf=leaf).fit(X, y, w).tree_
-        assert_same_tree(ours, ref)
+        assert_same_tree(ours.tree_, ref)
+        np.testing.assert_array_equal(leaves, ref.apply(X))
 
 
 def test_binned_trees_on_sparse_data_with_a_cache_are_the_tree_engines():
@@ -154,15 +153,16 @@ def test_binned_trees_on_sparse_data_with_a_cache_are_the_tree_engines():
         X[:, 0] = np.where(rng.random(n) < 0.8, 1.5, X[:, 0])  # a common bin that is not 0
         K = int(rng.integers(2, 4))
         y = rng.integers(0, K, n)
-        binned, cache, depth = BinnedX.from_encoded(X), {}, int(rng.integers(1, 4))
+        depth = int(rng.integers(1, 4))
         leaf = int(rng.integers(4, 8))  # no tiny nodes, where two columns may tie exactly
+        template = DecisionTreeClassifier(max_depth=depth, min_samples_leaf=leaf)
+        grower = round_grower(template, X, np.arange(K))
         for _round in range(4):
             w = rng.exponential(size=n)  # uneven weights, as after a few rounds
-            ours, leaves = grow(binned, np.arange(n), y, w, K, depth, 2, leaf, cache,
-                                return_leaves=True)
-            np.testing.assert_array_equal(leaves, ours.apply(X))
+            ours, leaves = grower.grow(y, w)
+            np.testing.assert_array_equal(leaves, ours.tree_.apply(X))
             ref = DecisionTreeClassifier(max_depth=depth, min_samples_leaf=leaf).fit(X, y, w).tree_
-            assert_same_tree(ours, ref)
+            assert_same_tree(ours.tree_, ref)
 
 
 def test_any_estimator_falls_back_to_its_own_fit():

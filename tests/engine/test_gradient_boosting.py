@@ -11,8 +11,6 @@ from sklearn.datasets import make_classification, make_friedman1
 from sklearn.ensemble import GradientBoostingClassifier as SkGBC
 from sklearn.ensemble import GradientBoostingRegressor as SkGBR
 
-from engine._validation import FeatureEncoder
-from engine.ensemble._boost_tree import BinnedX, grow
 from engine.ensemble._gradient_boosting import GradientBoostingClassifier, GradientBoostingRegressor
 from engine.ensemble._losses import (
     AbsoluteError,
@@ -23,7 +21,7 @@ from engine.ensemble._losses import (
 )
 from engine.tree import DecisionTreeRegressor
 
-from ._grown import assert_same_tree
+from ._grown import assert_same_tree, round_grower
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -146,11 +144,12 @@ def test_binned_regression_tree_is_the_tree_engines_tree():
         X = np.round(rng.normal(size=(n, p)), int(rng.integers(0, 3)))
         r, w = rng.normal(size=n), rng.random(n) if rng.random() < 0.5 else np.full(n, 2.0)
         depth, leaf = int(rng.integers(1, 5)), int(rng.integers(1, 4))
-        ours = grow(BinnedX.from_encoded(FeatureEncoder().fit(X).transform(X)), np.arange(n),
-                    r, w, 0, depth, 2, leaf)
+        template = DecisionTreeRegressor(max_depth=depth, min_samples_leaf=leaf)
+        ours, leaves = round_grower(template, X).grow(r, w)
         ref = DecisionTreeRegressor(max_depth=depth, min_samples_leaf=leaf).fit(X, r, w).tree_
-        assert_same_tree(ours, ref, exact=("children_left", "feature", "missing_child",
-                                           "n_node_samples", "parent"))
+        assert_same_tree(ours.tree_, ref, exact=("children_left", "feature", "missing_child",
+                                                 "n_node_samples", "parent"))
+        np.testing.assert_array_equal(leaves, ref.apply(X))
 
 
 def test_binned_regression_trees_on_sparse_data_with_a_cache_are_the_tree_engines():
@@ -161,15 +160,23 @@ def test_binned_regression_trees_on_sparse_data_with_a_cache_are_the_tree_engine
         n, p = int(rng.integers(40, 300)), int(rng.integers(2, 8))
         X = np.where(rng.random((n, p)) < 0.7, 0.0, rng.exponential(size=(n, p)))
         X[:, 0] = np.where(rng.random(n) < 0.8, -2.0, X[:, 0])  # a common bin that is not 0
-        binned, cache, depth = BinnedX.from_encoded(X), {}, int(rng.integers(1, 5))
+        depth = int(rng.integers(1, 5))
         leaf = int(rng.integers(4, 8))  # no tiny nodes, where two columns may tie exactly
         w = np.ones(n) if rng.random() < 0.5 else rng.random(n)
+        grower = round_grower(DecisionTreeRegressor(max_depth=depth, min_samples_leaf=leaf), X)
         for _round in range(4):
             r = rng.normal(size=n)
-            ours = grow(binned, np.arange(n), r, w, 0, depth, 2, leaf, cache)
-            ref = DecisionTreeRegressor(max_depth=depth, min_samples_leaf=leaf).fit(X, r, w).tree_
-            assert_same_tree(ours, ref, exact=("children_left", "feature", "missing_child",
-                                               "n_node_samples", "parent"))
+            # every row, then a subsample (stochastic gradient boosting's in-bag rows)
+            rows = np.arange(n) if _round % 2 == 0 else np.sort(rng.permutation(n)[:n * 2 // 3])
+            ours, leaves = grower.grow(r, w, rows)
+            in_bag = np.zeros(n)
+            in_bag[rows] = 1.0
+            ref = DecisionTreeRegressor(max_depth=depth, min_samples_leaf=leaf).fit(X, r, w * in_bag)
+            assert_same_tree(ours.tree_, ref.tree_, exact=("children_left", "feature",
+                                                           "missing_child", "n_node_samples",
+                                                           "parent"))
+            np.testing.assert_array_equal(leaves[rows], ref.apply(X[rows]))
+            assert (leaves[np.setdiff1d(np.arange(n), rows)] == -1).all()
 
 
 def test_dataframe_with_categories_takes_the_tree_estimator_path():

@@ -1,24 +1,23 @@
-"""Small trees for boosting, grown on a matrix binned once per ensemble fit.
+"""The search of boosting's trees: every feature binned once per ensemble fit.
 
-Boosting fits hundreds of shallow trees to the same ``X`` with new weights or new
-targets each round. Here ``X`` is coded once (each value's rank among its column's
-distinct values, a "bin") and its (row, feature) entries are sorted by bin once. Each
-level of a tree then takes the entries in (node, bin) order, either by a stable radix
-sort of the presorted entries by node or, when the level's (node, bin) slots are few,
-as one weighted ``np.bincount`` histogram, and a cumulative sum gives the left child's
+Boosting grows hundreds of shallow trees on the same rows with new weights or new
+targets each round. Here the rows are coded once (each value's rank among its column's
+distinct values, a "bin") and the (row, feature) entries sorted by bin once. A level's
+entries are then taken in (node, bin) order, either by a stable radix sort of the
+presorted entries by node or, when the level's (node, bin) slots are few, as one
+weighted ``np.bincount`` histogram, and a cumulative sum gives the left child's
 statistics at every cut. The root's cut geometry is the same every round and is kept.
 
 Histograms skip every column's most common bin (spambase's zeros: 77% of its entries):
 they add up only the other entries and give the common bin what is left of its node's
 total.
 
-The result is a genuine :class:`engine.tree.Tree` with the arrays and breadth-first
-numbering of ``DecisionTreeClassifier`` / ``DecisionTreeRegressor`` (gini or squared
-error, numeric features without missing values, ``max_features=None``, no
-``max_leaf_nodes``): the same splits, thresholds (midpoints between adjacent distinct
-values of the node), tie rule (lowest feature, then lowest threshold, among scores
-equal within a relative 1e-12) and statistics. Tests check the identity. Other
-settings fall back to the tree estimators themselves.
+It serves the gini and squared-error criteria on numeric features without missing
+values, searching every feature (:func:`serves`). For each node it returns the one cut
+the tree builder would choose among the exact search's candidates: the same
+thresholds (midpoints between adjacent distinct values of the node) and the same tie
+rule (lowest feature, then lowest threshold, among scores within
+:func:`._criteria.tie_floor` of the best). Tests grow every tree both ways.
 """
 from __future__ import annotations
 
@@ -27,10 +26,9 @@ from functools import cached_property
 
 import numpy as np
 
-from ..tree import DecisionTreeClassifier, DecisionTreeRegressor, Tree
-from ..tree._binning import smallest_int
-from ..tree._criteria import FLOAT_NOISE, tie_floor
-from ..tree._splitter import cumsum0
+from ._binning import PreparedFeatures, smallest_int
+from ._criteria import tie_floor
+from ._splitter import Candidates, Level, cumsum0
 
 _TINY = np.finfo(np.float64).tiny
 
@@ -79,121 +77,136 @@ class BinnedX:
         return np.nonzero(outside)[0], self.gbin[outside].astype(np.intp)
 
     @classmethod
-    def from_encoded(cls, X_enc: np.ndarray) -> BinnedX:
-        """Bins from one stable sort of every column (ties keep the row order)."""
-        n, p = X_enc.shape
-        order = np.argsort(X_enc, axis=0, kind="stable")
-        ascending = np.take_along_axis(X_enc, order, axis=0)
-        new = np.ones((n, p), dtype=bool)
-        new[1:] = ascending[1:] != ascending[:-1]
-        sizes = new.sum(axis=0)
+    def from_prepared(cls, prep: PreparedFeatures) -> BinnedX:
+        """Bins from the preparation's presorted orders (stable: ties keep the row
+        order) and ranks; every feature numeric, no value missing."""
+        p, n = prep.numeric_values.shape
+        ascending = np.take_along_axis(prep.numeric_values, prep.order, axis=1)
+        new = np.ones((p, n), dtype=bool)
+        new[:, 1:] = ascending[:, 1:] != ascending[:, :-1]
+        sizes = new.sum(axis=1)
         start = np.cumsum(sizes) - sizes
-        sorted_bin = np.cumsum(new, axis=0) - 1 + start
-        gbin = np.empty((n, p), dtype=np.intp)
-        np.put_along_axis(gbin, order, sorted_bin, axis=0)
         # routing gathers scattered entries of it: the narrowest type keeps it in cache
-        gbin = gbin.astype(smallest_int(int(sizes.sum()) - 1 if n else 0))
-        return cls(gbin, ascending.T[new.T], start, start + sizes,
-                   np.repeat(np.arange(p), sizes), order.T.ravel(), sorted_bin.T.ravel())
+        gbin = (prep.rank.T + start).astype(smallest_int(int(sizes.sum()) - 1 if n else 0))
+        sorted_bin = np.cumsum(new, axis=1) - 1 + start[:, None]
+        return cls(gbin, ascending[new], start, start + sizes, np.repeat(np.arange(p), sizes),
+                   prep.order.ravel(), sorted_bin.ravel())
 
     @property
     def n_bins(self) -> int:
         return len(self.values)
 
 
-def can_bin(encoder, X_enc: np.ndarray) -> bool:
-    """The fast path needs numeric columns without missing values."""
-    return not bool(np.any(encoder.is_categorical_)) and not bool(np.isnan(X_enc).any())
 
 
-@dataclass
-class _Level:
-    value: np.ndarray
-    impurity: np.ndarray
-    n: np.ndarray
-    weight: np.ndarray
-    parent: np.ndarray
-    feature: np.ndarray
-    threshold: np.ndarray
-    missing: np.ndarray  # child offset (0 left, 1 right) of split nodes, -1 at leaves
-    centred: np.ndarray | None = None  # regression: w·(y - node mean) of the level's rows
+#: The criteria :class:`BinnedSearch` scores.
+CRITERIA = ("gini", "squared_error")
 
 
-def grow(binned: BinnedX, rows: np.ndarray, target: np.ndarray, weight: np.ndarray,
-         n_classes: int, max_depth: int, min_samples_split: int = 2,
-         min_samples_leaf: int = 1, cache: dict | None = None, *,
-         return_leaves: bool = False) -> Tree | tuple[Tree, np.ndarray]:
-    """Grow a gini (``n_classes`` > 0, integer ``target``) or squared-error
-    (``n_classes`` == 0) tree on the rows ``rows`` (ascending row numbers: levels keep
-    that order, and a level holding every row is read as a value per row) with positive
-    ``weight``.
+def serves(X_enc: np.ndarray, n_categories: np.ndarray, criterion: str) -> bool:
+    """Whether :class:`BinnedSearch` can search ``X_enc`` for ``criterion``: one of
+    :data:`CRITERIA`, every feature numeric and no value missing."""
+    return (criterion in CRITERIA and not bool(np.any(n_categories))
+            and not bool(np.isnan(X_enc).any()))
 
-    ``cache``: a dict kept by the caller across rounds on the same ``binned`` and
-    (for classification) the same ``target``. ``return_leaves``: also return the leaf id
-    of every row of the data (-1 for rows the tree was not grown on), read off the
-    growth instead of walking the rows down the tree again.
+
+class BinnedSearch:
+    """A level in, each node's chosen cut out, on rows binned once (:class:`BinnedX`).
+
+    Only :func:`serves` cases, and ``max_features`` None (every feature searched).
+
+    One instance serves every tree of an ensemble fit on the same prepared rows; it
+    keeps the root's geometry (and, for classes, its class-change cuts, while the
+    classes are the same) from one tree to the next.
     """
-    rows = rows[weight[rows] > 0]
-    node = np.zeros(len(rows), dtype=np.intp)
-    parent, levels = np.array([-1]), []
-    leaves, first_id = np.full(len(weight), -1, np.intp), 0
-    unit = bool(np.all(weight[rows] == 1.0))
-    for depth in range(max_depth + 1):
-        level = _measure(rows, node, parent, target, weight, n_classes, unit)
-        levels.append(level)
-        leaves[rows] = first_id + node  # deeper levels overwrite: the last one is the leaf
-        first_id += len(parent)
-        open_ = ((level.impurity > FLOAT_NOISE) & (level.n >= min_samples_split)
-                 & (level.n >= 2 * min_samples_leaf) & (depth < max_depth))
-        if not open_.any():
-            break
-        rows, node, parent = _split(binned, level, open_, rows, node, target, weight,
-                                    n_classes, min_samples_leaf, cache)
-        if not len(parent):
-            break
-    tree = _freeze(levels)
-    return (tree, leaves) if return_leaves else tree
 
+    def __init__(self, prep: PreparedFeatures):
+        self.binned = BinnedX.from_prepared(prep)
+        self._root: tuple[np.ndarray | None, _Geometry] | None = None
 
-def _measure(rows, node, parent, target, weight, n_classes, unit=False) -> _Level:
-    """Each node's rows, weight, value and impurity; ``unit``: every weight is 1 (sums of
-    weights are then the row counts, exactly)."""
-    m = len(parent)
-    w = None if unit else weight[rows]
-    n = np.bincount(node, minlength=m)
-    total = n.astype(np.float64) if unit else np.bincount(node, weights=w, minlength=m)
-    if n_classes:
-        counts = np.bincount(node * n_classes + target[rows], weights=w, minlength=m * n_classes)
-        counts = counts.reshape(m, n_classes).astype(np.float64, copy=False)  # unit: ints
-        share = counts / np.where(total > 0, total, 1.0)[:, None]
-        value, impurity = counts, 1.0 - np.sum(share**2, axis=1)
-    else:
-        safe = np.where(total > 0, total, 1.0)
-        y = target[rows]
-        mean = np.bincount(node, weights=y if unit else w * y, minlength=m) / safe
-        centred = y - mean[node]
-        square = centred * centred
-        rss = np.bincount(node, weights=square if unit else w * square, minlength=m)
-        value, impurity = mean[:, None], np.where(total > 0, rss / safe, 0.0)
-        if not unit:
-            centred *= w
-    return _Level(value, impurity + 0.0, n, total, parent, np.full(m, -2, np.intp),
-                  np.full(m, np.nan), np.full(m, -1, np.intp), None if n_classes else centred)
+    def keep(self, rows: np.ndarray) -> None:
+        """Nothing to bring up to date: every level reads the entries it needs."""
+
+    def candidates(self, crit, level: Level, min_leaf: int,
+                   allowed: np.ndarray | None = None) -> tuple[Candidates, dict]:
+        """The chosen cut of every node of ``level`` that has one (``allowed`` must be
+        None: every feature is searched)."""
+        binned, rows, lnode, m = self.binned, level.rows, level.node, level.n_nodes
+        n_total = len(crit.row_weight)
+        classes = crit.codes is not None
+        geo = self._root_geometry(crit, level)
+        if geo is None:
+            geo = _geometry(binned, rows, lnode, m, n_total, level.totals[:, -1])
+            if classes and crit.concave and min_leaf == 1 and geo.hist is None:
+                geo = _boundary_cuts(binned, geo, crit.codes)
+            if m == 1 and len(rows) == n_total:
+                self._root = (crit.codes, geo)
+        weight = crit.row_weight
+        if classes:
+            K = crit.n_classes
+            totals = list(level.totals[:, :K].T)
+            if geo.hist is not None:  # all classes' slot sums at once
+                per_slot = np.take(geo.hist.fill_classes(binned, rows, weight, crit.codes, K),
+                                   geo.sel, axis=0)  # rows of a 2-D array: take beats []
+                left = [geo.left_sums(np.ascontiguousarray(column)) for column in per_slot.T]
+            else:
+                left = [geo.left_sums(geo.entry_sums(binned, st, rows, t)) for st, t in
+                        zip(_class_weights(rows, crit.codes, weight, K), totals, strict=True)]
+        else:
+            # w·(y - node mean) per row, as the criterion's measure left it: running sums
+            # stay small; per node: its weight and its centred sum
+            centred = crit.stats_t[1]
+            totals = [level.totals[:, 0], level.totals[:, 1]]
+            w_rows = weight[rows]
+            if np.all(w_rows == w_rows[0]):  # equal weights: the left weight is a row count
+                left_weight = geo.n_left() * w_rows[0]
+            else:
+                left_weight = geo.left_sums(geo.entry_sums(binned, weight, rows, totals[0]))
+            left = [left_weight, geo.left_sums(geo.entry_sums(binned, centred, rows, totals[1]))]
+        # cuts lie in node order: each node's count of them turns per-node figures into
+        # per-cut ones by np.repeat, a streaming copy instead of a gather
+        per_node = np.diff(np.searchsorted(geo.cut, geo.node_starts()))
+        cnode = np.repeat(np.arange(m), per_node)
+        gain = _gain(left, totals, level.impurity, per_node, K if classes else 0)
+        # rows left of each cut: for min_samples_leaf, and for the first child's
+        # statistics where the builder takes them instead of measuring (whole weights)
+        whole = classes and (crit.unit_weight or crit.int_weight is not None)
+        n_left = geo.n_left() if min_leaf > 1 or whole else None
+        if min_leaf > 1:
+            n_node = np.repeat(np.bincount(lnode, minlength=m), per_node)
+            gain = np.where((n_left >= min_leaf) & (n_node - n_left >= min_leaf), gain, -np.inf)
+        chosen, node = _choose(gain, cnode, per_node, level.impurity)
+        return self._described(chosen, node, geo, gain, left, n_left), {}
+
+    def _root_geometry(self, crit, level: Level):
+        """The kept root geometry, if ``level`` is a root of every row and the classes
+        (their class-change cuts) are those it was made for."""
+        if self._root is None or level.n_nodes != 1 or len(level.rows) != len(crit.row_weight):
+            return None
+        codes, geo = self._root
+        same = (codes is None) == (crit.codes is None) and (
+            codes is None or codes is crit.codes or np.array_equal(codes, crit.codes))
+        return geo if same else None
+
+    def _described(self, chosen, node, geo, gain, left, n_left) -> Candidates:
+        """The chosen cuts as candidates: threshold, and the first child's statistics."""
+        binned = self.binned
+        c = geo.cut[chosen]
+        bin_ = geo.ebin[c]
+        lo, hi = binned.values[bin_], binned.values[geo.ebin[c + 1]]
+        threshold = lo / 2.0 + hi / 2.0
+        threshold = np.where(threshold >= hi, lo, threshold)  # rounding must not swallow hi
+        count = np.full(len(chosen), np.nan) if n_left is None else n_left[chosen]
+        first = np.column_stack([q[chosen] for q in left] + [count])
+        return Candidates(node=node, feature=binned.feature_of_bin[bin_], score=gain[chosen],
+                          gain=gain[chosen], rank=bin_, threshold=threshold,
+                          missing=np.full(len(chosen), -1, dtype=np.intp), first=first)
 
 
 def _class_weights(rows, target, weight, n_classes) -> np.ndarray:
     """(K, n_total): each of ``rows``' weight under its class, 0 elsewhere."""
     out = np.zeros((n_classes, len(weight)))
     out[target[rows], rows] = weight[rows]
-    return out
-
-
-def _per_row(values, rows, n_total) -> np.ndarray:
-    """``values`` of the ascending ``rows`` as a value per row of the data, 0 elsewhere."""
-    if len(rows) == n_total:  # every row, in order: nothing to place
-        return values
-    out = np.zeros(n_total)
-    out[rows] = values
     return out
 
 
@@ -357,76 +370,6 @@ def _boundary_cuts(binned, geo: _Geometry, target) -> _Geometry:
     return geo.keep(~same)
 
 
-def _split(binned, level, open_, rows, node, target, weight, n_classes, min_leaf, cache):
-    """Best cut of every open node; returns the next level's rows, nodes and parents.
-
-    The (row, feature) entries, presorted by global bin, are stably sorted by node; a
-    cumulative sum along them gives the left child's statistics at every cut between
-    two adjacent distinct values of one feature within one node. The root's geometry
-    (and, for classification, its class-change cuts) is the same every boosting round
-    when all rows take part, so ``cache`` keeps it.
-    """
-    open_ids = np.flatnonzero(open_)
-    local = np.full(len(open_), -1, np.intp)
-    local[open_ids] = np.arange(len(open_ids))
-    keep = local[node] >= 0
-    rows, lnode = rows[keep], local[node[keep]]
-    m = len(open_ids)
-    root = cache is not None and len(open_) == 1 and len(rows) == len(weight)
-    geo = cache.get("root") if root else None
-    if geo is None:
-        geo = _geometry(binned, rows, lnode, m, len(weight), level.n[open_ids])
-        if n_classes and min_leaf == 1 and geo.hist is None:
-            geo = _boundary_cuts(binned, geo, target)
-        if root:
-            cache["root"] = geo
-    if n_classes:
-        totals = list(level.value[open_ids].T)  # per node: the class weights _measure summed
-        if geo.hist is not None:  # all classes' slot sums at once
-            per_slot = np.take(geo.hist.fill_classes(binned, rows, weight, target, n_classes),
-                               geo.sel, axis=0)  # rows of a 2-D array: take is faster than []
-            left = [geo.left_sums(np.ascontiguousarray(column)) for column in per_slot.T]
-        else:
-            left = [geo.left_sums(geo.entry_sums(binned, st, rows, t)) for st, t in
-                    zip(_class_weights(rows, target, weight, n_classes), totals, strict=True)]
-    else:
-        # w·(y - node mean): centred on the node mean, so that running sums stay small
-        # (as the tree builder does); per node: its weight and its centred sum, summed in
-        # _measure's order (all of a node's rows are here)
-        centred = level.centred if len(rows) == len(node) else level.centred[keep]
-        totals = [level.weight[open_ids], np.bincount(lnode, weights=centred, minlength=m)]
-        w_rows = weight[rows]
-        n_total = len(weight)
-        if np.all(w_rows == w_rows[0]):  # equal weights: the left weight is a row count
-            left_weight = geo.n_left() * w_rows[0]
-        else:
-            left_weight = geo.left_sums(geo.entry_sums(binned, _per_row(w_rows, rows, n_total),
-                                                       rows, totals[0]))
-        left = [left_weight, geo.left_sums(geo.entry_sums(binned, _per_row(centred, rows, n_total),
-                                                     rows, totals[1]))]
-    # cuts lie in node order: each node's count of them turns per-node figures into
-    # per-cut ones by np.repeat, a streaming copy instead of a gather
-    per_node = np.diff(np.searchsorted(geo.cut, geo.node_starts()))
-    cnode = np.repeat(np.arange(m), per_node)
-    gain = _gain(left, totals, level.impurity[open_ids], per_node, n_classes)
-    if min_leaf > 1:
-        n_left = geo.n_left()
-        n_node = np.repeat(np.bincount(lnode, minlength=m), per_node)
-        gain = np.where((n_left >= min_leaf) & (n_node - n_left >= min_leaf), gain, -np.inf)
-    chosen, at = _choose(gain, cnode, per_node, level.impurity[open_ids])
-    c = geo.cut[chosen]
-    bin_ = geo.ebin[c]
-    lo, hi = binned.values[bin_], binned.values[geo.ebin[c + 1]]
-    thr = lo / 2.0 + hi / 2.0
-    at = open_ids[at]
-    level.threshold[at] = np.where(thr >= hi, lo, thr)  # rounding must not swallow hi
-    level.feature[at] = binned.feature_of_bin[bin_]
-    w_left = sum(l_[chosen] for l_ in left) if n_classes else left[0][chosen]
-    # no missing values in training: they go to the heavier child (left on a tie)
-    level.missing[at] = (level.weight[at] - w_left > w_left).astype(np.intp)
-    return _route(binned, at, rows, lnode, open_ids, bin_)
-
-
 def _gain(left, totals, impurity, per_node, n_classes):
     """Δ of every cut from the left child's statistics and its node's totals and
     impurity (per node; the cuts come node after node, ``per_node`` of each)."""
@@ -467,46 +410,3 @@ def _choose(gain, cnode, per_node, impurity):
     return near[first], cnode[near[first]]
 
 
-def _route(binned, at, rows, lnode, open_ids, cut):
-    """Rows of split nodes and their child (2·rank of the split node + side)."""
-    split_local = np.full(len(open_ids), -1, np.intp)
-    split_local[np.searchsorted(open_ids, at)] = np.arange(len(at))
-    s = split_local[lnode]
-    moving = s >= 0
-    rows, s = rows[moving], s[moving]
-    f = binned.feature_of_bin[cut]
-    side = (binned.gbin.ravel()[rows * binned.gbin.shape[1] + f[s]] > cut[s]).astype(np.intp)
-    return rows, 2 * s + side, np.repeat(at, 2)
-
-
-def _freeze(levels: list[_Level]) -> Tree:
-    """Breadth-first ids, children of a node contiguous, as the tree builder numbers them."""
-    sizes = np.array([len(lv.n) for lv in levels])
-    offsets = np.concatenate([[0], np.cumsum(sizes)])
-    left, parent, depth = [], [], []
-    for d, lv in enumerate(levels):
-        split = lv.feature >= 0
-        first = offsets[d + 1] + 2 * (np.cumsum(split) - 1)
-        left.append(np.where(split, first, -1))
-        parent.append(offsets[d - 1] + lv.parent if d else np.array([-1]))
-        depth.append(np.full(len(lv.n), d))
-    left = np.concatenate(left).astype(np.intp)
-    cat = lambda name: np.concatenate([getattr(lv, name) for lv in levels])  # noqa: E731
-    missing = cat("missing")
-    return Tree(
-        children_left=left, children_right=np.where(left >= 0, left + 1, -1).astype(np.intp),
-        feature=cat("feature").astype(np.intp), threshold=cat("threshold"),
-        split_kind=(left >= 0).astype(np.int8), category_child=np.full((len(left), 0), -1, np.intp),
-        missing_child=np.where(left >= 0, left + missing, -1).astype(np.intp),
-        unseen_child=np.full(len(left), -1, np.intp), value=cat("value"),
-        impurity=cat("impurity"), n_node_samples=cat("n").astype(np.intp),
-        weighted_n_node_samples=cat("weight"), depth=np.concatenate(depth).astype(np.intp),
-        parent=np.concatenate(parent).astype(np.intp),
-    )
-
-
-def as_estimator(tree: Tree, template, encoder, classes=None):
-    """A fitted ``DecisionTreeClassifier`` / ``DecisionTreeRegressor`` holding ``tree``."""
-    est = template if template is not None else (
-        DecisionTreeClassifier() if classes is not None else DecisionTreeRegressor())
-    return est.from_tree(tree, encoder, classes)
