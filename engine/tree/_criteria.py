@@ -168,6 +168,11 @@ class Criterion(Protocol):
     def order_key(self, hist: np.ndarray, totals: np.ndarray) -> np.ndarray: ...
 
 
+def whole_weights(crit: Criterion) -> bool:
+    """Whether the rows weigh whole numbers: class counts then add up exactly in any order."""
+    return crit.unit_weight or crit.int_weight is not None
+
+
 class ClassificationCriterion:
     """Weighted class counts as statistics; impurity gini / entropy / misclassification.
 

@@ -3,7 +3,7 @@
 A feature with at most ``max_bins`` distinct values is coded once per fit
 (:attr:`._binning.PreparedFeatures.codes`); a level's statistics per (node, value) slot
 are then one ``np.bincount``, and every cut between two values is a cumulative sum
-along a node's slots — no sorting. :func:`._builder._numeric_parts` uses it while the
+along a node's slots — no sorting. :func:`._search_exact._numeric_parts` uses it while the
 slots are few beside the rows being split.
 """
 from __future__ import annotations

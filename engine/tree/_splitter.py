@@ -5,7 +5,7 @@ vector of *statistics* (weighted one-hot class counts and a row count for
 classification; ``w, w·y, 1`` for regression), so the statistics of any group of rows
 are a sum, and every candidate's children follow from sums. A *search* turns a level
 into :class:`Candidates` (node, feature, score, gain, rank, threshold, missing side);
-:class:`._builder.ExactSearch` picks the search for each feature:
+:class:`._search_exact.ExactSearch` picks the search for each feature:
 
 * :mod:`._search_sorted`: numeric features through presorted orders and cumulative
   sums, every boundary between two distinct values a cut (for concave impurities only

@@ -486,17 +486,17 @@ def mostly_one_value(seed):
 def test_sparse_search_grows_the_same_tree(seed, monkeypatch):
     """Searching only the rows off each feature's common value gives the tree of the
     full search, node for node (the common value's counts are the node's rest)."""
-    import engine.tree._builder as builder
+    import engine.tree._search_exact as exact
 
     X, y = mostly_one_value(seed)
     calls = []
-    search = builder.sparse_numeric_candidates
-    monkeypatch.setattr(builder, "sparse_numeric_candidates",
+    search = exact.sparse_numeric_candidates
+    monkeypatch.setattr(exact, "sparse_numeric_candidates",
                         lambda *a: calls.append(1) or search(*a))
     for criterion in ["gini", "entropy", "misclassification", "gain_ratio"]:
         trees = []
         for share in (-1.0, 1.0):  # no feature sparse, every one
-            monkeypatch.setattr(builder, "SPARSE_SHARE", share)
+            monkeypatch.setattr(exact, "SPARSE_SHARE", share)
             trees.append(DecisionTreeClassifier(criterion=criterion, random_state=0).fit(X, y).tree_)
         dense, sparse = trees
         assert calls, "the sparse search was not used"
@@ -528,8 +528,9 @@ def test_class_changes_read_off_class_ordered_groups(seed):
 
 
 def test_sparse_search_is_kept_to_whole_weights_and_single_row_leaves():
-    import engine.tree._builder as builder
+    import engine.tree._search_exact as exact
     from engine.tree._binning import prepare_features
+    from engine.tree._builder import GrowParams
     from engine.tree._criteria import ClassificationCriterion, SquaredErrorCriterion
 
     X = np.zeros((10, 3))
@@ -537,23 +538,23 @@ def test_sparse_search_is_kept_to_whole_weights_and_single_row_leaves():
     X[:6, 2] = 1.0  # column 2: 4 rows off its common value 1, more than a third
     prep = prepare_features(X, np.zeros(3, dtype=np.intp), 255)
     y = np.arange(10) % 2
-    params = builder.GrowParams(None, 2, 1, 0.0, None, None, False, np.random.default_rng(0))
+    params = GrowParams(None, 2, 1, 0.0, None, None, False, np.random.default_rng(0))
     unit = ClassificationCriterion("gini", 2, y, np.ones(10))
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(builder, "SPARSE_SHARE", 0.35)
-        np.testing.assert_array_equal(builder._sparse_features(prep, unit, params), [0])
-        patch.setattr(builder, "SPARSE_SHARE", 0.55)  # 16 of 30 values off: every feature ...
-        np.testing.assert_array_equal(builder._sparse_features(prep, unit, params), [0, 1, 2])
+        patch.setattr(exact, "SPARSE_SHARE", 0.35)
+        np.testing.assert_array_equal(exact._sparse_features(prep, unit, params), [0])
+        patch.setattr(exact, "SPARSE_SHARE", 0.55)  # 16 of 30 values off: every feature ...
+        np.testing.assert_array_equal(exact._sparse_features(prep, unit, params), [0, 1, 2])
         # ... but a forest's draw takes only the features mostly of one value
-        np.testing.assert_array_equal(builder._sparse_features(prep, unit, params, True), [0, 2])
+        np.testing.assert_array_equal(exact._sparse_features(prep, unit, params, True), [0, 2])
     counts = ClassificationCriterion("gini", 2, y, np.arange(10.0) % 3)  # bootstrap counts
-    np.testing.assert_array_equal(builder._sparse_features(prep, counts, params), [0, 2])
+    np.testing.assert_array_equal(exact._sparse_features(prep, counts, params), [0, 2])
     fractional = ClassificationCriterion("gini", 2, y, np.full(10, 1.5))
-    assert len(builder._sparse_features(prep, fractional, params)) == 0
+    assert len(exact._sparse_features(prep, fractional, params)) == 0
     regression = SquaredErrorCriterion(y.astype(float), np.ones(10))
-    assert len(builder._sparse_features(prep, regression, params)) == 0
+    assert len(exact._sparse_features(prep, regression, params)) == 0
     params.min_samples_leaf = 2
-    assert len(builder._sparse_features(prep, unit, params)) == 0
+    assert len(exact._sparse_features(prep, unit, params)) == 0
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -564,13 +565,13 @@ def test_sparse_search_grows_the_same_forest_and_weighted_tree(seed, monkeypatch
     entries off the rows' bits, some features' every row too, or, when a sparse column
     has no bit (here the column of missing values only, sparse when every feature is),
     from the list of entries."""
-    import engine.tree._builder as builder
+    import engine.tree._search_exact as exact
     from engine.ensemble import RandomForestClassifier
 
     X, y = mostly_one_value(seed)
     calls = []
-    search = builder.sparse_numeric_candidates
-    monkeypatch.setattr(builder, "sparse_numeric_candidates",
+    search = exact.sparse_numeric_candidates
+    monkeypatch.setattr(exact, "sparse_numeric_candidates",
                         lambda *a: calls.append((a[4] is not None, a[3])) or search(*a))
     weight = np.random.default_rng(seed).integers(0, 4, len(y)).astype(float)
     criterion = ["gini", "entropy", "misclassification", "gain_ratio"][seed % 4]
@@ -592,9 +593,9 @@ def test_sparse_search_grows_the_same_forest_and_weighted_tree(seed, monkeypatch
     for name, (make, data, entries, settings) in models.items():
         fitted = []
         for share in (-1.0, 1.0):  # no feature sparse, every one (or as ``settings`` say)
-            monkeypatch.setattr(builder, "SPARSE_SHARE", share)
+            monkeypatch.setattr(exact, "SPARSE_SHARE", share)
             for setting, default in (("BITS_SPARSE_SHARE", 0.95), ("BITS_DENSE_SHARE", 0.125)):
-                monkeypatch.setattr(builder, setting, settings.get(setting, default) if share > 0 else -1.0)
+                monkeypatch.setattr(exact, setting, settings.get(setting, default) if share > 0 else -1.0)
             fit = {"sample_weight": weight} if name == "weighted tree" else {}
             model = make().fit(data, y, **fit)
             fitted.append([m.tree_ for m in getattr(model, "estimators_", [model])])
@@ -624,6 +625,7 @@ def test_a_levels_statistics_from_the_splits_above_are_the_measured_ones(seed, m
     bit, whichever search found the split (sparse, sorted, histogram, categorical);
     with fractional weights, and below multiway splits, the rows are measured."""
     import engine.tree._builder as builder
+    import engine.tree._search_exact as exact
     from engine.ensemble import RandomForestClassifier
 
     X, y = mostly_one_value(seed)  # odd seeds: missing values
@@ -649,7 +651,7 @@ def test_a_levels_statistics_from_the_splits_above_are_the_measured_ones(seed, m
         (DecisionTreeClassifier(criterion="entropy", categorical_split="multiway"), None, True),
     ]
     for share in (0.5, -1.0):  # the sparse search, then none
-        monkeypatch.setattr(builder, "SPARSE_SHARE", share)
+        monkeypatch.setattr(exact, "SPARSE_SHARE", share)
         for model, weight, expected in cases:
             given.clear()
             model.fit(X, y, sample_weight=weight)
@@ -723,7 +725,7 @@ def test_stacked_rows_get_their_data_rows_entries_in_value_and_class_order():
     """A forest's stacked rows take the data's off-common entries, one copy per stacked
     row of the data row: the same entries as a stacked preparation's own, feature after
     feature, by value (missing last), equal present values by class."""
-    import engine.tree._builder as builder
+    import engine.tree._search_exact as exact
     from engine.tree._binning import prepare_features
 
     X, y = mostly_one_value(3)
@@ -733,9 +735,9 @@ def test_stacked_rows_get_their_data_rows_entries_in_value_and_class_order():
     codes = y[rows].astype(np.int16)
     features = np.array([0, 2, 3, 6])
     mode = prep.mode[0][features]
-    row, column, value = builder._stacked_entries(prep, codes, rows, features, mode)
+    row, column, value = exact._stacked_entries(prep, codes, rows, features, mode)
     stacked = prep.take(rows)
-    own = builder._off_common_entries(stacked, codes, features, mode)
+    own = exact._off_common_entries(stacked, codes, features, mode)
     as_set = lambda r, c, v: sorted(zip(r.tolist(), c.tolist(), np.nan_to_num(v, nan=99).tolist(), strict=True))  # noqa: E731
     assert as_set(row, column, value) == as_set(*own)
     key = np.nan_to_num(value, nan=np.inf)
