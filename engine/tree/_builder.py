@@ -331,10 +331,17 @@ def _min_gain(crit, impurity: np.ndarray) -> np.ndarray:
 def _describe_splits(record, at, cands, chosen, split_local, orders, prep):
     """Write feature, kind, threshold, children and category table of the split nodes."""
     feature = cands.feature[chosen]
-    categorical = prep.n_categories[feature] > 0
     record.feature[at] = feature
-    record.threshold[at] = np.where(categorical, np.nan, cands.threshold[chosen])
     record.missing[at] = cands.missing[chosen]
+    if not len(prep.categorical):  # numeric splits only: two children each
+        record.threshold[at] = cands.threshold[chosen]
+        record.kind[at] = NUMERIC
+        record.n_children[at] = 2
+        first = np.cumsum(record.n_children) - record.n_children
+        record.first_child[:] = np.where(record.n_children > 0, first, -1)
+        return
+    categorical = prep.n_categories[feature] > 0
+    record.threshold[at] = np.where(categorical, np.nan, cands.threshold[chosen])
     multiway = categorical & ~np.isin(feature, list(orders)) if categorical.any() else categorical
     record.kind[at] = np.where(multiway, CATEGORICAL_MULTIWAY,
                                np.where(categorical, CATEGORICAL_BINARY, NUMERIC))

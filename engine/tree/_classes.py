@@ -532,8 +532,9 @@ class RoundGrower:
         prep = prepare_features(X_enc if self.bins is None else self.bins.transform(X_enc),
                                 encoder.n_categories_, None)
         self.prep, self.search = prep, BinnedSearch(prep)
-        first = self._start()
-        self.params = first._grow_params(X_enc.shape[0])
+        self._started = clone(template)  # each round's estimator is a copy of it
+        self._started._start_encoded(encoder, classes)
+        self.params = self._started._grow_params(X_enc.shape[0])
 
     @classmethod
     def make(cls, template, X_enc: np.ndarray, encoder, classes=None) -> RoundGrower | None:
@@ -549,17 +550,12 @@ class RoundGrower:
             return None
         return cls(template, X_enc, encoder, classes)
 
-    def _start(self):
-        tree = clone(self.template)
-        tree._start_encoded(self.encoder, self.classes)
-        return tree
-
     def grow(self, target: np.ndarray, weight: np.ndarray, rows: np.ndarray | None = None):
         """The fitted estimator of this round, grown on ``rows`` (default: all) of
         positive ``weight`` with ``target`` (class codes into ``classes``, or values),
         and the leaf of every row (-1 for rows it was not grown on)."""
         rows = np.flatnonzero(weight > 0) if rows is None else rows[weight[rows] > 0]
-        tree = self._start()
+        tree = copy.copy(self._started)  # its parameters and encoding; fitted below
         grown, leaves = build_tree(self.prep, tree._criterion(target, weight), self.params,
                                    rows, self.search, with_leaves=True)
         tree.bins_ = self.bins

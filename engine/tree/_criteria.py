@@ -133,15 +133,6 @@ def split_information(child_weights: list[np.ndarray]) -> np.ndarray:
 # Criteria as the tree builder uses them: per-row statistics whose sums describe a node.
 
 
-def sum_by_node(stats: np.ndarray, rows: np.ndarray, node: np.ndarray, n_nodes: int) -> np.ndarray:
-    """Sum of the rows' statistics per node, shape (n_nodes, n_stats): one bincount."""
-    n_stats = stats.shape[1]
-    key = node[:, None] * n_stats + np.arange(n_stats)
-    rows_stats = np.take(stats, rows, axis=0)  # a 2-D array's rows: take is faster than []
-    flat = np.bincount(key.ravel(), weights=rows_stats.ravel(), minlength=n_nodes * n_stats)
-    return flat.reshape(n_nodes, n_stats)
-
-
 def _xlog2x(x: np.ndarray) -> np.ndarray:
     return x * np.log2(np.where(x > 0, x, 1.0))
 
@@ -235,7 +226,7 @@ class ClassificationCriterion:
     def measure(self, rows: np.ndarray, node: np.ndarray, n_nodes: int):
         """Statistics totals (m, n_stats), value (m, n_classes) and impurity (m,) per node."""
         # Rows to (node, class) bins: one bincount of the rows' weights, and one of the
-        # rows for the counts; the same sums, row by row, as sum_by_node of the stats.
+        # rows for the counts: each node's sums taken row by row.
         k = self.n_classes
         key = node * k + self.codes[rows]
         totals = np.empty((n_nodes, k + 1))
@@ -300,8 +291,17 @@ class SquaredErrorCriterion:
         self.y = y
         self.sample_weight = sample_weight
         self.row_weight = np.asarray(sample_weight, dtype=np.float64)  # as the stats hold it
-        self.stats = np.column_stack([sample_weight, sample_weight * y, np.ones(len(y))])
-        self.stats_t = np.ascontiguousarray(self.stats[:, :-1].T)
+        # One table, a statistic per row of it: stats_t (w and w·y, each contiguous, for
+        # running sums) and stats (a row's three statistics) are views of it, so the
+        # re-centring of measure writes once.
+        self._table = np.stack([self.row_weight, self.row_weight * y, np.ones(len(y))])
+        self.stats_t = self._table[:2]
+        self._unit = bool(np.all(self.row_weight == 1.0))
+
+    @property
+    def stats(self) -> np.ndarray:
+        """(n_rows, 3): each row's ``w, w·y, 1`` (``w·y`` centred by :meth:`measure`)."""
+        return self._table.T
 
     def measure(self, rows: np.ndarray, node: np.ndarray, n_nodes: int):
         """Totals, mean and MSE per node; re-centres the rows' ``w·y`` on their node mean.
@@ -309,14 +309,27 @@ class SquaredErrorCriterion:
         Centring keeps the running sums of the splitter small, so a deep node's sums
         are not the difference of two large numbers.
         """
-        w = self.sample_weight[rows]
-        weight = np.bincount(node, weights=w, minlength=n_nodes)
-        safe = np.where(weight > 0, weight, 1.0)
-        mean = np.bincount(node, weights=w * self.y[rows], minlength=n_nodes) / safe
-        centred = self.y[rows] - mean[node]
-        self.stats[rows, 1] = self.stats_t[1, rows] = w * centred
-        rss = np.bincount(node, weights=w * centred**2, minlength=n_nodes)
-        totals = sum_by_node(self.stats, rows, node, n_nodes)
+        y = self.y[rows]
+        count = np.bincount(node, minlength=n_nodes).astype(np.float64)
+        if self._unit:  # every weight 1: the weighted sums are these sums, to the bit
+            weight, safe = count, np.where(count > 0, count, 1.0)
+            mean = np.bincount(node, weights=y, minlength=n_nodes) / safe
+            w_centred = centred = y - mean[node]
+            rss = np.bincount(node, weights=centred * centred, minlength=n_nodes)
+        else:
+            w = self.sample_weight[rows]
+            weight = np.bincount(node, weights=w, minlength=n_nodes)
+            safe = np.where(weight > 0, weight, 1.0)
+            mean = np.bincount(node, weights=w * y, minlength=n_nodes) / safe
+            centred = y - mean[node]
+            w_centred = w * centred
+            rss = np.bincount(node, weights=w * centred**2, minlength=n_nodes)
+        self._table[1, rows] = w_centred
+        # the statistics (w, w·(y - node mean), 1) summed per node, row by row
+        totals = np.empty((n_nodes, 3))
+        totals[:, 0] = weight
+        totals[:, 1] = np.bincount(node, weights=w_centred, minlength=n_nodes)
+        totals[:, 2] = count
         return totals, mean[:, None], np.where(weight > 0, rss / safe, 0.0)
 
     def weight(self, stats: np.ndarray) -> np.ndarray:

@@ -223,8 +223,13 @@ def choose_splits(cands: Candidates, level: Level):
     the lowest feature index wins, then the lowest rank (threshold / prefix).
     """
     m = level.n_nodes
-    near = near_best(cands.node, cands.score, level)
     chosen = np.full(m, -1, dtype=np.intp)
+    node = cands.node
+    if len(node) <= m and bool(np.all(node[1:] > node[:-1])):  # at most one a node: itself
+        valid = np.flatnonzero(cands.score > -np.inf)
+        chosen[node[valid]] = valid
+        return chosen
+    near = near_best(cands.node, cands.score, level)
     node = cands.node[near]
     chosen[node] = near  # right where a node has one candidate near its best (most do)
     tied = np.bincount(node, minlength=m)[node] > 1
