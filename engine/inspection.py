@@ -5,6 +5,10 @@ node, every split the learner could have made and what each criterion thinks of 
 The ensemble pages read ``oob_error_curve``, ``staged_error_curve``, the two
 permutation importances, ``decision_grid`` (two-feature boundary pictures) and
 ``tree_correlation`` (the ρ of ρσ² + (1−ρ)σ²/B, Hastie et al. 2009, eq. 15.1).
+"Why this prediction?" is answered by ``contributions`` (a tree model's output split
+into a bias and one part per feature along each row's path, Saabas 2014) and
+``partial_dependence`` (the mean output, and each row's curve, as a feature varies,
+Friedman 2001 §8.2; Goldstein et al. 2015).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ._explain import PartialDependence, contributions, partial_dependence
 from ._validation import FeatureEncoder, check_sample_weight, encode_labels
 from .base import check_random_state
 from .tree import TREE_LEAF
@@ -30,10 +35,13 @@ from .tree._tree import CATEGORICAL_BINARY
 __all__ = [
     "SPLIT_COLUMNS",
     "DecisionGrid",
+    "PartialDependence",
     "TreeCorrelation",
+    "contributions",
     "decision_grid",
     "oob_error_curve",
     "oob_permutation_importance",
+    "partial_dependence",
     "permutation_importance",
     "split_candidates",
     "staged_error_curve",
@@ -700,3 +708,4 @@ def _correlation(P: np.ndarray) -> tuple[float, float]:
     corr = unit @ unit.T
     n = len(corr)
     return float((corr.sum() - np.trace(corr)) / (n * (n - 1))), float(variance.mean())
+
