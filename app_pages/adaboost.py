@@ -2,9 +2,9 @@
 import numpy as np
 import streamlit as st
 
-from engine.metrics import accuracy_score, confusion_matrix
 from ui import adaboost_controls as ac
-from ui import data_controls, heading, limits, state, tables, url
+from ui import data_controls, heading, limits, results, state, tables, url
+from ui.params import cache_key
 from ui.take_home import take_home
 from viz import adaboost_figures as af
 from viz import tree_figures as tf
@@ -34,7 +34,7 @@ if not features:
 style = state.style()
 with st.sidebar:
     st.subheader("Boosting parameters")
-    params = ac.controls()
+    params = ac.controls(dataset)
     dataset = data_controls.fit_rows(dataset, "ab_all_rows")
     params["binning"] = data_controls.binning(dataset, "ab_binned")
 too_much = limits.check_work(len(dataset.y_train), params["n_estimators"], "adaboost")
@@ -47,7 +47,7 @@ except ValueError as error:
     st.error(f"**AdaBoost cannot be fitted with these settings.** {error} Try a deeper weak "
              "learner, or a target whose classes the features can tell apart.")
     state.stop()
-key = (dataset.content_hash, tuple(sorted(params.items())))
+key = cache_key(dataset, params)
 K, n_rounds = len(model.classes_), len(model.estimators_)
 
 notes = [f"{n_rounds} rounds · {K} classes · {data_controls.rows_note(dataset)}"]
@@ -102,16 +102,9 @@ with views[2]:
 
 with views[3]:
     if views[3].open:
-        X_test = dataset.X_test[features]
-        predicted = model.predict(X_test)
-        st.metric(data_controls.scored_on(dataset, "accuracy"),
-                  f"{accuracy_score(dataset.y_test, predicted):.1%}",
-                  help=f"Share of {data_controls.scored_rows(dataset)} whose predicted class "
-                       "sign(Σ ŵ_t f̂_t(x)) is right.")
-        matrix, importance = st.columns(2, gap="medium")
-        matrix.plotly_chart(tf.confusion_figure(
-            confusion_matrix(dataset.y_test, predicted, labels=model.classes_), model.classes_,
-            style, data_controls.scored_rows_title(dataset)), width="stretch")
+        importance = results.show(
+            dataset, model, model.predict(dataset.X_test[features]), style, layout="halves",
+            accuracy_help="Share of {rows} whose predicted class sign(Σ ŵ_t f̂_t(x)) is right.")
         importance.plotly_chart(tf.importance_figure(features, model.feature_importances_, style),
                                 width="stretch")
         importance.caption("Importance: each learner's impurity decrease, averaged with "

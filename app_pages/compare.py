@@ -53,7 +53,7 @@ with problems:
                  "the data on the **Data** page.")
 if not entries:
     state.stop()
-key = cc.cache_key([i for i in chosen if cc.MODELS[i] not in failures], settings)
+key = cc.roc_key([i for i in chosen if cc.MODELS[i] not in failures], settings)
 
 with views[0]:
     if views[0].open:

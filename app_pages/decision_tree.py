@@ -1,10 +1,10 @@
 """Decision Tree page: grow a tree, read it, follow a row down it, see how each split won."""
 import streamlit as st
 
-from engine.metrics import accuracy_score, confusion_matrix, r2_score
-from ui import data_controls, heading, state, url
+from ui import data_controls, heading, results, state, url
 from ui import tree_controls as tc
 from ui import tree_diagram as td
+from ui.params import cache_key
 from ui.take_home import take_home
 from viz import tree_figures as tf
 from viz.tree_dot import tree_to_dot
@@ -26,7 +26,7 @@ with st.sidebar:
     params = tc.controls(dataset)
     dataset = data_controls.fit_rows(dataset, "dt_all_rows")
     params["binning"] = data_controls.binning(dataset, "dt_binned")
-key = (dataset.content_hash, tuple(sorted(params.items())))
+key = cache_key(dataset, params)
 try:
     model = tc.fit_tree(dataset, *key)
 except ValueError as error:
@@ -103,20 +103,7 @@ with views[3]:
 
 with views[4]:
     if views[4].open:
-        predicted = model.predict(X_test)
-        if classify:
-            st.metric(data_controls.scored_on(dataset, "accuracy"),
-                      f"{accuracy_score(y_test, predicted):.1%}",
-                      help=f"Share of {data_controls.scored_rows(dataset)} whose predicted "
-                           "class is the true class.")
-            matrix = confusion_matrix(y_test, predicted, labels=model.classes_)
-            rows = data_controls.scored_rows_title(dataset)
-            st.plotly_chart(tf.confusion_figure(matrix, model.classes_, style, rows),
-                            width="stretch")
-        else:
-            st.metric(data_controls.scored_on(dataset, "R²"), f"{r2_score(y_test, predicted):.3f}",
-                      help=f"R² = 1 − Σ(y − ŷ)² / Σ(y − ȳ)² on "
-                           f"{data_controls.scored_rows(dataset)}.")
+        results.show(dataset, model, model.predict(X_test), style)
         st.plotly_chart(tf.importance_figure(features, model.feature_importances_, style),
                         width="stretch")
 

@@ -1,9 +1,9 @@
 """Gradient Boosting page: the strong model S_t round by round, shrinkage, importances."""
 import streamlit as st
 
-from engine.metrics import accuracy_score, confusion_matrix, mean_squared_error, r2_score
-from ui import data_controls, heading, limits, state, tables, url
+from ui import data_controls, heading, limits, results, state, tables, url
 from ui import gb_controls as gc
+from ui.params import cache_key
 from ui.take_home import take_home
 from viz import gb_figures as gf
 from viz import tree_figures as tf
@@ -32,7 +32,7 @@ if too_much:
     st.error(too_much)
     state.stop()
 model_params = gc.model_params(dataset.task, params, loss)
-model_key = tuple(sorted(model_params.items()))
+key = cache_key(dataset, model_params)
 T = params["n_estimators"]
 st.caption(f"{T} rounds · trees of depth {params['max_depth']} · "
            f"{data_controls.rows_note(dataset)}")
@@ -42,7 +42,7 @@ data_controls.binning_note(params["binning"])
 def full_model():
     """The model on every feature, fitted with a progress bar (cached)."""
     try:
-        return gc.fit_model(dataset, model_key)
+        return gc.fit_model(dataset, key)
     except ValueError as error:
         st.error(f"**These settings cannot be fitted.** {error} Change the parameter named "
                  "above in the sidebar.")
@@ -82,7 +82,7 @@ with views[2]:
                    "pseudo-residuals, summed over all trees, normalised to sum 1.")
         if url.bound(st.toggle, "Permutation importance on the test set", key="gb_perm",
                      help=gc.HELP["permutation"]):
-            table = gc.permutation(model, dataset, dataset.content_hash, model_key)
+            table = gc.permutation(model, dataset, *key)
             st.plotly_chart(gf.permutation_figure(table, style), width="stretch")
             st.caption(f"Bars: mean drop of the test {'accuracy' if classify else 'R²'} over "
                        f"{gc.n_repeats(dataset)} shuffles of the column; whiskers ± one "
@@ -94,32 +94,19 @@ with views[3]:
                 "numeric target see **Round by round** (the fit S_t on one feature) and "
                 "**Shrinkage** (training and test mean squared error against rounds).")
     elif views[3].open:
-        gc.classification_view(dataset, full_model(), model_key, style)
+        gc.classification_view(dataset, full_model(), key, style)
 
 with views[4]:
     if views[4].open:
         model = full_model()
-        X_test, y_test = dataset.X_test[features], dataset.y_test
-        predicted = model.predict(X_test)
-        if classify:
-            matrix_part, _ = st.columns([3, 2])  # a 2 × 2 matrix needs no full width
-            matrix_part.metric(data_controls.scored_on(dataset, "accuracy"),
-                               f"{accuracy_score(y_test, predicted):.1%}",
-                               help=f"Share of {data_controls.scored_rows(dataset)} whose "
-                                    "predicted class is the true class.")
-            matrix = confusion_matrix(y_test, predicted, labels=model.classes_)
-            rows = data_controls.scored_rows_title(dataset)
-            matrix_part.plotly_chart(tf.confusion_figure(matrix, model.classes_, style, rows),
-                                     width="stretch")
-        else:
-            score, mse = st.columns(2)
-            score.metric(data_controls.scored_on(dataset, "R²"), f"{r2_score(y_test, predicted):.3f}",
-                         help="R² = 1 − Σ(y − S_T)² / Σ(y − ȳ)² on "
-                              f"{data_controls.scored_rows(dataset)}.")
-            mse.metric(data_controls.scored_on(dataset, "mean squared error"),
-                       f"{mean_squared_error(y_test, predicted):.4g}")
-            st.plotly_chart(gf.prediction_figure(y_test, predicted, style), width="stretch")
+        predicted = model.predict(dataset.X_test[features])
+        results.show(dataset, model, predicted, style, layout="compact",
+                     extra=[] if classify else [results.mse(dataset, predicted)],
+                     r2_help="R² = 1 − Σ(y − S_T)² / Σ(y − ȳ)² on {rows}.")
+        if not classify:
+            st.plotly_chart(gf.prediction_figure(dataset.y_test, predicted, style),
+                            width="stretch")
 
 if views[0].open or views[1].open:  # after the view is drawn: the other tabs' model
-    gc.prefetch_model(dataset, model_key)
+    gc.prefetch_model(dataset, key)
 take_home(full_model, dataset, features, "gb")

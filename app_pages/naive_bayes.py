@@ -2,13 +2,12 @@
 import streamlit as st
 
 from engine.data import DataError
-from ui import data_controls, heading, state, tables, url
+from ui import data_controls, heading, results, state, tables, url
 from ui import nb_controls as nb
 from ui.axes import axis_pair
 from ui.markdown import literal
 from ui.take_home import take_home
 from viz import nb_figures as nf
-from viz import tree_figures as tf
 
 heading.show("Naive Bayes", "naive_bayes")
 st.caption("Posterior = prior × likelihood / evidence, with the naive assumption that the "
@@ -43,9 +42,9 @@ with third:
 if spec.variant == "categorical" and nb.numeric_columns(dataset):
     st.caption("Categorical on numbers: every distinct value is its own category, so a value "
                "not seen in training gets the zero-count θ. Auto with binned columns groups them.")
-third.metric(data_controls.scored_on(dataset, "accuracy"), f"{fitted.accuracy:.1%}",
-             help=f"Share of {data_controls.scored_rows(dataset)} ({len(dataset.y_test):,}) "
-                  "whose MAP class is right.")
+results.show_number(results.score(dataset, fitted.y_pred,
+                                  accuracy_help="Share of {rows} ({n:,}) whose MAP class is right."),
+                    third)
 
 texts, numeric = nb.text_columns(dataset), nb.numeric_columns(dataset)
 names = ["Priors & likelihoods", "Evidence for one row", "Accuracy"]
@@ -106,8 +105,7 @@ with tabs["Evidence for one row"]:
                        "θ = 0 and the whole product is 0. Move α above 0 to smooth it.")
 
 with tabs["Accuracy"]:
-    st.plotly_chart(tf.confusion_figure(fitted.confusion, model.classes_, style,
-                                        data_controls.scored_rows_title(dataset)), width="stretch")
+    results.confusion(dataset, fitted.y_pred, model.classes_, style)
 
 if texts:
     with tabs["Text"]:

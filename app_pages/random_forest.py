@@ -1,13 +1,12 @@
 """Random Forest page: bagged trees that try m of the p features at each split, seen from inside."""
 import streamlit as st
 
-from engine.metrics import accuracy_score, confusion_matrix, r2_score
-from ui import data_controls, heading, limits, state, url
+from ui import data_controls, heading, limits, results, state, url
 from ui import forest_controls as fc
+from ui.params import cache_key
 from ui.stepper import stepped
 from ui.take_home import take_home
 from viz import forest_figures as ff
-from viz import tree_figures as tf
 from viz.tree_dot import chart_css, tree_to_dot
 
 heading.show("Random Forest", "random_forest")
@@ -33,7 +32,7 @@ too_much = limits.check_work(params["max_samples"] or len(dataset.y_train),
 if too_much:
     st.error(too_much)
     state.stop()
-key = fc.cache_key(dataset, params)
+key = cache_key(dataset, params)
 p, m, B = len(features), params["max_features"], params["n_estimators"]
 X_test, y_test = dataset.X_test[features], dataset.y_test
 error_label = ff.error_name(classify)
@@ -83,7 +82,7 @@ with views[0]:
         if compare and m < p:
             bagging = {**params, "max_features": p}
             curves["bagging"] = fc.error_curve(fc.fit_forest(dataset, bagging, what="bagged trees"),
-                                               dataset, *fc.cache_key(dataset, bagging))
+                                               dataset, *cache_key(dataset, bagging))
         curve_place.plotly_chart(ff.oob_curve_figure(curves, error_label=error_label,
                                                      style=style), width="stretch")
         if params["bootstrap"]:
@@ -147,27 +146,14 @@ with views[3]:
 
 with views[4]:
     if views[4].open:
-        predicted = forest.predict(X_test)
-        scores, matrix_part = st.columns([1, 2])
-        if classify:
-            scores.metric(data_controls.scored_on(dataset, "accuracy"),
-                          f"{accuracy_score(y_test, predicted):.1%}",
-                          help=f"Share of {data_controls.scored_rows(dataset)} whose predicted "
-                               "class is the true class.")
-        else:
-            scores.metric(data_controls.scored_on(dataset, "R²"), f"{r2_score(y_test, predicted):.3f}",
-                          help=f"R² = 1 − Σ(y − ŷ)² / Σ(y − ȳ)² on "
-                               f"{data_controls.scored_rows(dataset)}.")
+        oob = []
         if params["bootstrap"]:
-            oob = f"{forest.oob_score_:.1%}" if classify else f"{forest.oob_score_:.3f}"
-            scores.metric("OOB accuracy" if classify else "OOB R²", oob,
-                          help="The same score on the training rows, each predicted only by "
-                               "the trees that did not see it.")
-        if classify:
-            matrix = confusion_matrix(y_test, predicted, labels=forest.classes_)
-            rows = data_controls.scored_rows_title(dataset)
-            matrix_part.plotly_chart(tf.confusion_figure(matrix, forest.classes_, style, rows),
-                                     width="stretch")
+            oob = [results.Number(
+                "OOB accuracy" if classify else "OOB R²",
+                f"{forest.oob_score_:.1%}" if classify else f"{forest.oob_score_:.3f}",
+                "The same score on the training rows, each predicted only by the trees "
+                "that did not see it.")]
+        results.show(dataset, forest, forest.predict(X_test), style, layout="side", extra=oob)
         fc.boundary_view(dataset, params, style)
 
 # after the open view is drawn, so it does not take the cores from it

@@ -26,18 +26,12 @@ from . import data_controls as dc
 from . import tables, url
 from .axes import axis_pair
 from .markdown import literal
+from .params import Control, cache_key, draw_controls, seed
 
 HELP = {
-    "rounds": "T, the number of boosting rounds: the ensemble is "
-              "F̂(x) = sign(Σ_{t=1..T} ŵ_t f̂_t(x)). Boosting stops early if a "
-              "learner is perfect (ε_t = 0) or no better than chance.",
-    "learning_rate": "η multiplies every model weight: ŵ_t = η · ½ ln((1 − ε_t)/ε_t). "
-                     "Smaller η: smaller steps, more rounds needed.",
-    "max_depth": "Depth of each weak learner f̂_t. 1 = a stump (one question), the classic choice.",
     "pair": "The two numeric features of the picture. Its boundary comes from a second "
             "AdaBoost fitted on these two features only.",
     "source": "Which model's round t the points show: α_i, the × marks and the split line.",
-    "k": "How many of the heaviest points (largest α_i after the update) to list.",
 }
 SOURCES = ["all features", "the two drawn features"]
 
@@ -51,18 +45,27 @@ def numeric_features(dataset: Dataset) -> list[str]:
     return [c for c in boost_features(dataset) if dataset.feature_kinds.get(c) == "numeric"]
 
 
-def controls() -> dict:
+#: The boosting parameters, in the sidebar's order (see ``ui.params``); ``max_depth`` is
+#: the weak learner's, which :func:`_estimator` builds.
+CONTROLS = (
+    Control("n_estimators", st.number_input, "Rounds T", "ab_rounds", (1, 500, 50),
+            help="T, the number of boosting rounds: the ensemble is "
+                 "F̂(x) = sign(Σ_{t=1..T} ŵ_t f̂_t(x)). Boosting stops early if a "
+                 "learner is perfect (ε_t = 0) or no better than chance."),
+    Control("learning_rate", st.number_input, "Learning rate η", "ab_lr", (0.01, 2.0, 1.0),
+            {"step": 0.1},
+            help="η multiplies every model weight: ŵ_t = η · ½ ln((1 − ε_t)/ε_t). "
+                 "Smaller η: smaller steps, more rounds needed."),
+    Control("max_depth", st.number_input, "Weak learner depth", "ab_depth", (1, 5, 1),
+            help="Depth of each weak learner f̂_t. 1 = a stump (one question), the classic "
+                 "choice."),
+)
+
+
+def controls(dataset: Dataset) -> dict:
     """Draw the boosting parameters; returns AdaBoostClassifier's keyword arguments (minus
     the weak learner, which ``estimator`` builds from ``max_depth``)."""
-    return {
-        "n_estimators": url.bound(st.number_input, "Rounds T", 1, 500, 50, key="ab_rounds",
-                                  help=HELP["rounds"]),
-        "learning_rate": url.bound(st.number_input, "Learning rate η", 0.01, 2.0, 1.0, step=0.1,
-                                   key="ab_lr", help=HELP["learning_rate"]),
-        "max_depth": url.bound(st.number_input, "Weak learner depth", 1, 5, 1, key="ab_depth",
-                               help=HELP["max_depth"]),
-        "random_state": int(st.session_state.get("seed", 0) or 0),
-    }
+    return {**draw_controls(CONTROLS, dataset), "random_state": seed()}
 
 
 def _estimator(params: dict) -> AdaBoostClassifier:
@@ -79,7 +82,7 @@ def fit(dataset: Dataset, params: dict, columns: list[str]) -> AdaBoostClassifie
     Raises ValueError when it cannot be fitted (e.g. the first learner is no better
     than chance).
     """
-    key = ("adaboost", dataset.content_hash, tuple(sorted(params.items())), tuple(columns))
+    key = ("adaboost", *cache_key(dataset, params), tuple(columns))
     return fit_once(key, lambda progress: _estimator(params).fit(
         dataset.X_train[columns], dataset.y_train, progress=progress), "Boosting: rounds done")
 
@@ -133,8 +136,7 @@ def round_view(dataset: Dataset, model, params: dict, features: list[str], style
         if source == SOURCES[1]:
             shown, shown_columns = pair_model, list(pair)
         X2 = dataset.X_train[list(pair)]
-        grid = staged_grid(pair_model, dataset.content_hash, tuple(sorted(params.items())),
-                           pair, X2)
+        grid = staged_grid(pair_model, *cache_key(dataset, params), pair, X2)
         rows = dc.drawn_rows(dataset, dataset.y_train)
         picture = (grid, X2, pair, rows)
         _picture_caption(dataset, pair_model is model, shown is model, pair)
@@ -143,8 +145,7 @@ def round_view(dataset: Dataset, model, params: dict, features: list[str], style
     else:
         st.info("The picture needs two numeric features and this data has fewer; the "
                 "round's arithmetic below uses all features.")
-    wrong = misses(shown, dataset, dataset.content_hash, tuple(sorted(params.items())),
-                   tuple(shown_columns))
+    wrong = misses(shown, dataset, *cache_key(dataset, params), tuple(shown_columns))
     missing = bool(dataset.X_train[shown_columns].isna().to_numpy().any())
 
     def draw(t: int) -> None:

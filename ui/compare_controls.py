@@ -34,7 +34,8 @@ from ui.tree_controls import tree_features
 from viz import compare_figures as cf
 from viz.compare_figures import Entry, model_error
 
-from . import limits, tables, url
+from . import limits, tables
+from .params import Control, draw_controls
 
 #: URL id → display name (the names of viz.compare_figures.MODEL_NAMES).
 MODELS = {"nb": "Naive Bayes", "tree": "Decision tree", "pruned": "Pruned tree (CV)",
@@ -44,23 +45,6 @@ REGRESSION = ("tree", "pruned", "bagging", "forest", "gboost")
 #: Shares of the training rows of each learning-curve point (the last reuses the fit).
 FRACTIONS = (0.1, 0.2, 0.4, 0.6, 0.8, 1.0)
 MIN_CURVE_ROWS = 6
-
-HELP = {
-    "models": (
-        "All fitted on the same training rows and scored on the same test rows. "
-        "**Naive Bayes**: the Naive Bayes page's default (categorical counts, Gaussian "
-        "numbers, bag of words). **Decision tree**: grown until its leaves are pure. "
-        "**Pruned tree (CV)**: cost-complexity α chosen by 5-fold cross-validation, "
-        "minimising R_α(T) = R(T) + α|T|. **Bagging**: f̂(x) = (1/B) Σ_b f̂_b(x) over B "
-        "trees on bootstrap samples. **Random forest**: bagging with m = √p features "
-        "(p/3 for regression) drawn at each split. **AdaBoost**: sign Σ_t α_t h_t(x) over "
-        "T stumps. **Gradient boosting**: T trees of depth 3, each fitted to the residuals."),
-    "n_trees": "B, the number of bootstrap trees of bagging and the random forest.",
-    "ada_rounds": "T, the number of AdaBoost rounds (one stump h_t each).",
-    "gb_rounds": "T, the number of gradient boosting rounds (one depth-3 tree each, "
-                 "learning rate ν = 0.1): S_t = S_{t−1} + ν h_t.",
-}
-
 
 @dataclass(frozen=True)
 class Settings:
@@ -84,22 +68,47 @@ def columns_of(dataset: Dataset, model_id: str) -> tuple[str, ...]:
     return tuple(dataset.features if model_id == "nb" else tree_features(dataset))
 
 
+def _models(dataset: Dataset) -> dict:
+    """The models this data allows, every one chosen to start, listed in ``MODELS`` order."""
+    options = available(dataset)
+    return {"args": (options,), "kwargs": {"default": options, "format_func": MODELS.get},
+            "convert": lambda chosen: [i for i in options if i in chosen]}
+
+
+#: The model multiselect, above the page: in the URL by id (a display name is read too);
+#: one this data does not allow is left out, with a notice.
+MODELS_CONTROL = Control(
+    "models", st.multiselect, "Models", "cmp_models", adapt=_models,
+    help="All fitted on the same training rows and scored on the same test rows. "
+         "**Naive Bayes**: the Naive Bayes page's default (categorical counts, Gaussian "
+         "numbers, bag of words). **Decision tree**: grown until its leaves are pure. "
+         "**Pruned tree (CV)**: cost-complexity α chosen by 5-fold cross-validation, "
+         "minimising R_α(T) = R(T) + α|T|. **Bagging**: f̂(x) = (1/B) Σ_b f̂_b(x) over B "
+         "trees on bootstrap samples. **Random forest**: bagging with m = √p features "
+         "(p/3 for regression) drawn at each split. **AdaBoost**: sign Σ_t α_t h_t(x) over "
+         "T stumps. **Gradient boosting**: T trees of depth 3, each fitted to the residuals.")
+#: The ensemble sizes, in the sidebar: the fields of :class:`Settings`.
+SIZE_CONTROLS = (
+    Control("n_trees", st.number_input, "Trees B (bagging, forest)", "cmp_b", (1, 1000, 100),
+            convert=int,
+            help="B, the number of bootstrap trees of bagging and the random forest."),
+    Control("ada_rounds", st.number_input, "Rounds T (AdaBoost)", "cmp_t_ada", (1, 2000, 200),
+            convert=int, help="T, the number of AdaBoost rounds (one stump h_t each)."),
+    Control("gb_rounds", st.number_input, "Rounds T (gradient boosting)", "cmp_t_gb",
+            (1, 2000, 100), convert=int,
+            help="T, the number of gradient boosting rounds (one depth-3 tree each, "
+                 "learning rate ν = 0.1): S_t = S_{t−1} + ν h_t."),
+)
+CONTROLS = (MODELS_CONTROL, *SIZE_CONTROLS)
+
+
 def controls(dataset: Dataset) -> tuple[list[str], Settings]:
     """The model multiselect and (in the sidebar) B and T; returns (chosen ids, settings)."""
-    options = available(dataset)
-    # Bound to the URL by display name; names not offered here are dropped by Streamlit.
-    chosen = url.bound(st.multiselect, "Models", options, default=options, key="cmp_models",
-                       format_func=MODELS.get, help=HELP["models"])
+    chosen = draw_controls([MODELS_CONTROL], dataset)["models"]
     with st.sidebar:
         st.subheader("Ensemble sizes")
-        settings = Settings(
-            int(url.bound(st.number_input, "Trees B (bagging, forest)", 1, 1000, 100, key="cmp_b",
-                          help=HELP["n_trees"])),
-            int(url.bound(st.number_input, "Rounds T (AdaBoost)", 1, 2000, 200, key="cmp_t_ada",
-                          help=HELP["ada_rounds"])),
-            int(url.bound(st.number_input, "Rounds T (gradient boosting)", 1, 2000, 100,
-                          key="cmp_t_gb", help=HELP["gb_rounds"])))
-    return [i for i in options if i in chosen], settings
+        settings = Settings(**draw_controls(SIZE_CONTROLS, dataset))
+    return chosen, settings
 
 
 def estimator(model_id: str, task: str, settings: Settings, seed: int, texts=(),
@@ -341,7 +350,9 @@ def learning_curves(dataset: Dataset, chosen: list[str], entries: list[Entry],
         columns=["model", "n_train", "train_error", "test_error"])
 
 
-def cache_key(chosen: list[str], settings: Settings) -> tuple:
+def roc_key(chosen: list[str], settings: Settings) -> tuple:
+    """The ROC table's key besides the data: each model, in order, with what its fit
+    depends on (a model's own key leaves out the other models' sizes)."""
     return tuple((i, _params(settings, i)) for i in chosen)
 
 

@@ -24,30 +24,12 @@ from viz import tree_figures as tf
 from . import data_controls as dc
 from . import url
 from .axes import axis_pair
+from .params import Control, cache_key, draw_controls, seed
 
 #: The m sweep fits one forest per m with at most this many trees (half as many when the
 #: training table has more cells than SWEEP_CELLS).
 SWEEP_TREES, SWEEP_CELLS = 50, 50_000
 NOISE = "random noise"
-
-HELP = {
-    "n_estimators": "B, the number of trees. Prediction averages them: ŷ = (1/B) Σ_b f̂_b(x) "
-                    "(regression), π = (1/B) Σ_b π_b (classification). A few hundred trees are "
-                    "usually enough; watch the OOB curve flatten.",
-    "max_features": "Before each split, draw m of the p features at random and split on the "
-                    "best of those m only. Breiman's defaults: m ≈ √p (classification), "
-                    "m ≈ p/3 (regression). m = p is bagging. Smaller m: less alike trees "
-                    "(smaller ρ), each a little worse.",
-    "max_depth": "Nodes at this depth become leaves (the root has depth 0). Empty: grow until "
-                 "the leaves are pure or too small, as random forests usually do.",
-    "min_samples_leaf": "Every leaf keeps at least this many training rows (in-bag copies "
-                        "counted). Breiman (2001): 1 for classification, 5 for "
-                        "regression.",
-    "bootstrap": "On: each tree grows on a bootstrap sample Z*b, n rows drawn with replacement. "
-                 "Off: every tree sees every row (then only the feature draws differ, and "
-                 "there are no out-of-bag rows).",
-}
-
 
 def forest_features(dataset: Dataset) -> list[str]:
     """Columns the trees split on (text columns are left out, as on the tree page)."""
@@ -59,43 +41,54 @@ def default_m(task: str, p: int) -> int:
     return ff.m_marks(p)["√p" if task == "classification" else "p/3"]
 
 
-def _afresh_for(key: str, data: object) -> None:
-    """A value chosen for other data starts again from its default, which depends on the
-    data (m on p); a value from a link or Back is the one asked for."""
-    marker = f"_{key}_for"
-    if st.session_state.get(marker, data) != data and not url.came_from_outside():
-        st.session_state.pop(key, None)
-    st.session_state[marker] = data
+def _m_slider(dataset: Dataset) -> dict:
+    """The m slider on this data: its range 1..p, Breiman's default, the marks in its label."""
+    p = len(forest_features(dataset))
+    marks = ff.m_marks(p)
+    return {"label": f"m: features per split (√p = {marks['√p']}, p/3 = {marks['p/3']}, "
+                     f"p = {p} is bagging)",
+            "args": (1, max(p, 2), default_m(dataset.task, p)), "kwargs": {"disabled": p == 1},
+            "convert": lambda m: int(min(m, p))}
+
+
+def _min_leaf(dataset: Dataset) -> dict:
+    """Breiman's (2001) smallest leaf: 1 row for classification, 5 for regression."""
+    return {"args": (1, 1000, 1 if dataset.task == "classification" else 5)}
+
+
+#: The forest's parameters, in the sidebar's order (see ``ui.params``).
+CONTROLS = (
+    Control("n_estimators", st.number_input, "Number of trees B", "rf_trees", (1, 500, 100),
+            convert=int,
+            help="B, the number of trees. Prediction averages them: ŷ = (1/B) Σ_b f̂_b(x) "
+                 "(regression), π = (1/B) Σ_b π_b (classification). A few hundred trees are "
+                 "usually enough; watch the OOB curve flatten."),
+    Control("max_features", st.slider, "m: features per split", "rf_m", adapt=_m_slider,
+            help="Before each split, draw m of the p features at random and split on the "
+                 "best of those m only. Breiman's defaults: m ≈ √p (classification), "
+                 "m ≈ p/3 (regression). m = p is bagging. Smaller m: less alike trees "
+                 "(smaller ρ), each a little worse."),
+    Control("max_depth", st.number_input, "Max depth", "rf_max_depth", (1, 60),
+            {"value": None, "placeholder": "no limit"},
+            help="Nodes at this depth become leaves (the root has depth 0). Empty: grow until "
+                 "the leaves are pure or too small, as random forests usually do."),
+    Control("min_samples_leaf", st.number_input, "Min samples per leaf", "rf_min_leaf",
+            adapt=_min_leaf, convert=int,
+            help="Every leaf keeps at least this many training rows (in-bag copies "
+                 "counted). Breiman (2001): 1 for classification, 5 for regression."),
+    Control("bootstrap", st.toggle, "Bootstrap samples", "rf_bootstrap", kwargs={"value": True},
+            convert=bool,
+            help="On: each tree grows on a bootstrap sample Z*b, n rows drawn with "
+                 "replacement. Off: every tree sees every row (then only the feature draws "
+                 "differ, and there are no out-of-bag rows)."),
+)
 
 
 def controls(dataset: Dataset) -> dict:
     """Draw the forest's controls; returns its parameters (keyword arguments)."""
-    p, task = len(forest_features(dataset)), dataset.task
-    marks = ff.m_marks(p)
-    n_estimators = url.bound(st.number_input, "Number of trees B", 1, 500, 100, key="rf_trees",
-                             help=HELP["n_estimators"])
-    _afresh_for("rf_m", (p, task))
-    max_features = url.bound(
-        st.slider,
-        f"m: features per split (√p = {marks['√p']}, p/3 = {marks['p/3']}, p = {p} is bagging)",
-        1, max(p, 2), default_m(task, p), key="rf_m", help=HELP["max_features"],
-        disabled=p == 1)
-    max_depth = url.bound(st.number_input, "Max depth", 1, 60, value=None, key="rf_max_depth",
-                          placeholder="no limit", help=HELP["max_depth"])
-    _afresh_for("rf_min_leaf", task)
-    min_leaf = url.bound(st.number_input, "Min samples per leaf", 1, 1000,
-                         1 if task == "classification" else 5, key="rf_min_leaf",
-                         help=HELP["min_samples_leaf"])
-    bootstrap = url.bound(st.toggle, "Bootstrap samples", value=True, key="rf_bootstrap",
-                          help=HELP["bootstrap"])
-    return {"n_estimators": int(n_estimators), "max_features": int(min(max_features, p)),
-            "max_depth": max_depth, "min_samples_leaf": int(min_leaf),
-            "bootstrap": bool(bootstrap), "oob_score": bool(bootstrap),
-            "random_state": int(st.session_state.get("seed", 0)), "n_jobs": FIT_JOBS}
-
-
-def cache_key(dataset: Dataset, params: dict) -> tuple:
-    return dataset.content_hash, tuple(sorted(params.items()))
+    params = draw_controls(CONTROLS, dataset)
+    return {**params, "oob_score": params["bootstrap"], "random_state": seed(),
+            "n_jobs": FIT_JOBS}
 
 
 def _estimator(task: str, params: dict):

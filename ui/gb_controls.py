@@ -24,24 +24,13 @@ from viz import gb_figures as gf
 from . import data_controls as dc
 from . import url
 from .axes import axis_pair, most_useful
+from .params import Control, cache_key, draw_controls, seed
 
 #: Loss names in the URL and the selectbox → the engine's names.
 LOSSES = {"squared": "squared_error", "absolute": "absolute_error", "huber": "huber"}
 SHRINKAGE_VALUES = (1.0, 0.1, 0.01)
 
 HELP = {
-    "rounds": "Number of trees T. The strong model after t rounds is S_t = S_0 + ν Σ f_k(x) "
-              "over k = 1..t (Friedman 2001: S_{t+1} = S_t − ν w_t, with f_{t+1} = −w_t).",
-    "nu": "Shrinkage ν in S_{t+1} = S_t − ν w_t: each tree's step is scaled by ν. Small ν "
-          "learns slowly and needs more rounds, but usually generalises better.",
-    "depth": "Depth of each regression tree w_t (the weak model). Depth 1 = stumps: no "
-             "interactions between features; depth d allows d-way interactions.",
-    "subsample": "Share of the training rows drawn (without replacement) for each tree. "
-                 "Below 1 this is stochastic gradient boosting (Friedman 2002).",
-    "loss": "Loss L(y, S) of a numeric target. Squared: L = (y − S)², w_t = ∂L/∂S_t = −2(y − S_t), so the "
-            "tree fits the residual. Absolute: L = |y − S|, the tree fits sign(y − S_t), leaves "
-            "take the median. Huber: squared for small residuals, absolute for large ones. A class "
-            "target uses the log loss; this choice then applies to the one-feature picture.",
     "permutation": "I_j = s − (1/R) Σ_r s_{j,r}: the test score s (accuracy or R²) minus its "
                    "mean over R shuffles of column j (R = 5; 3 above 20 columns). Computed on "
                    "demand: one prediction of the test rows per column and shuffle.",
@@ -62,25 +51,42 @@ def numeric_features(dataset: Dataset) -> list[str]:
     return [c for c in features(dataset) if dataset.feature_kinds.get(c) == "numeric"]
 
 
+#: The boosting parameters, in the sidebar's order (see ``ui.params``); ``loss`` is the
+#: regressor's only (a class target is boosted with the log loss).
+CONTROLS = (
+    Control("n_estimators", st.number_input, "Rounds T", "gb_rounds", (1, 1000, 100),
+            convert=int,
+            help="Number of trees T. The strong model after t rounds is S_t = S_0 + ν Σ f_k(x) "
+                 "over k = 1..t (Friedman 2001: S_{t+1} = S_t − ν w_t, with f_{t+1} = −w_t)."),
+    Control("learning_rate", st.number_input, "Learning rate ν", "gb_nu", (0.001, 1.0, 0.1),
+            {"step": 0.01, "format": "%.3f"}, convert=float,
+            help="Shrinkage ν in S_{t+1} = S_t − ν w_t: each tree's step is scaled by ν. Small "
+                 "ν learns slowly and needs more rounds, but usually generalises better."),
+    Control("max_depth", st.number_input, "Tree depth", "gb_depth", (1, 10, 3), convert=int,
+            help="Depth of each regression tree w_t (the weak model). Depth 1 = stumps: no "
+                 "interactions between features; depth d allows d-way interactions."),
+    Control("subsample", st.slider, "Subsample", "gb_subsample", (0.1, 1.0, 1.0, 0.05),
+            convert=float,
+            help="Share of the training rows drawn (without replacement) for each tree. "
+                 "Below 1 this is stochastic gradient boosting (Friedman 2002)."),
+    Control("loss", st.selectbox, "Loss (numeric target)", "gb_loss", (list(LOSSES),),
+            convert=LOSSES.get,
+            help="Loss L(y, S) of a numeric target. Squared: L = (y − S)², w_t = ∂L/∂S_t = "
+                 "−2(y − S_t), so the tree fits the residual. Absolute: L = |y − S|, the tree "
+                 "fits sign(y − S_t), leaves take the median. Huber: squared for small "
+                 "residuals, absolute for large ones. A class target uses the log loss; this "
+                 "choice then applies to the one-feature picture."),
+)
+
+
 def controls(dataset: Dataset) -> tuple[dict, str]:
     """Draw the parameter controls; returns (boosting parameters, regression loss)."""
-    params = {
-        "n_estimators": int(url.bound(st.number_input, "Rounds T", 1, 1000, 100, key="gb_rounds",
-                                      help=HELP["rounds"])),
-        "learning_rate": float(url.bound(st.number_input, "Learning rate ν", 0.001, 1.0, 0.1,
-                                         step=0.01, format="%.3f", key="gb_nu", help=HELP["nu"])),
-        "max_depth": int(url.bound(st.number_input, "Tree depth", 1, 10, 3, key="gb_depth",
-                                   help=HELP["depth"])),
-        "subsample": float(url.bound(st.slider, "Subsample", 0.1, 1.0, 1.0, 0.05,
-                                     key="gb_subsample", help=HELP["subsample"])),
-        "random_state": int(st.session_state.get("seed") or 0),
-    }
-    loss = url.bound(st.selectbox, "Loss (numeric target)", list(LOSSES), key="gb_loss",
-                     help=HELP["loss"])
+    params = draw_controls(CONTROLS, dataset)
+    loss = params.pop("loss")
     if dataset.task == "classification":
         st.caption("Class target: the model uses the log loss; the loss above applies to the "
                    "one-feature picture.")
-    return params, LOSSES[loss]
+    return {**params, "random_state": seed()}, loss
 
 
 def model_params(task: str, params: dict, loss: str) -> dict:
@@ -93,26 +99,28 @@ def _estimator(task: str, params: dict):
     return cls(**params)
 
 
-def _model_fit(dataset: Dataset, params: tuple):
-    """The key and the fit (given a progress callback) of the model on every feature."""
+def _model_fit(dataset: Dataset, key: tuple):
+    """The slot key and the fit (given a progress callback) of the model on every feature;
+    ``key`` is the parameters' ``cache_key``."""
     def fit(progress):
         X = dataset.X_train[features(dataset)]
-        return _estimator(dataset.task, dict(params)).fit(X, dataset.y_train, progress=progress)
-    return ("gradient_boosting", dataset.content_hash, params), fit
+        return _estimator(dataset.task, dict(key[1])).fit(X, dataset.y_train, progress=progress)
+    return ("gradient_boosting", *key), fit
 
 
-def fit_model(dataset: Dataset, params: tuple, text: str = "Boosting: rounds done"):
-    """The model on every tree-usable feature, fitted once per (dataset hash, parameters)
-    and shared; a miss fits with a progress bar. Raises ValueError when it cannot be fitted.
+def fit_model(dataset: Dataset, key: tuple, text: str = "Boosting: rounds done"):
+    """The model on every tree-usable feature, fitted once per ``cache_key`` (dataset hash,
+    parameters) and shared; a miss fits with a progress bar. Raises ValueError when it
+    cannot be fitted.
     """
-    return fit_once(*_model_fit(dataset, params), text.rstrip(":"))
+    return fit_once(*_model_fit(dataset, key), text.rstrip(":"))
 
 
-def prefetch_model(dataset: Dataset, params: tuple) -> None:
+def prefetch_model(dataset: Dataset, key: tuple) -> None:
     """Start fitting the model on every feature in the background (the round view uses
     a one-feature model of its own), so that the tabs that need it open at once."""
-    key, fit = _model_fit(dataset, params)
-    prefetch(key, lambda: fit(lambda done, total: None))
+    slot, fit = _model_fit(dataset, key)
+    prefetch(slot, lambda: fit(lambda done, total: None))
 
 
 def one_feature_data(dataset: Dataset, feature: str, positive) -> tuple[pd.DataFrame, np.ndarray]:
@@ -152,9 +160,9 @@ def shrinkage_curves(dataset: Dataset, params: dict) -> dict:
     nus = shrinkage_values(params["learning_rate"])
     curves = {}
     for i, nu in enumerate(nus):
-        key = tuple(sorted({**params, "learning_rate": nu}.items()))
+        key = cache_key(dataset, {**params, "learning_rate": nu})
         model = fit_model(dataset, key, f"Boosting with ν = {nu:g} ({i + 1} of {len(nus)}):")
-        curves[nu] = loss_curve(model, dataset, dataset.content_hash, key)
+        curves[nu] = loss_curve(model, dataset, *key)
     return curves
 
 
@@ -247,8 +255,7 @@ def round_view(dataset: Dataset, params: dict, loss: str, style) -> None:
         names = [str(c) for c in dataset.class_names]
         positive = url.bound(focus.selectbox, "Class c (the target is 1[y = c])", names,
                              index=min(1, len(names) - 1), key="gb_class", help=HELP["class"])
-    key = (dataset.content_hash, tuple(sorted({**params, "loss": loss}.items())), feature,
-           positive)
+    key = (*cache_key(dataset, {**params, "loss": loss}), feature, positive)
     try:
         stages = one_feature(dataset, *key)
     except ValueError as error:
@@ -275,9 +282,10 @@ def round_view(dataset: Dataset, params: dict, loss: str, style) -> None:
     stepped(draw, first=0, last=stages.n_rounds, key="gb_round", label="Round t")
 
 
-def classification_view(dataset: Dataset, model, model_key: tuple, style) -> None:
-    """Staged test error of the model; the boundary of a two-feature model after round t."""
-    staged = errors(model, dataset, dataset.content_hash, model_key)
+def classification_view(dataset: Dataset, model, key: tuple, style) -> None:
+    """Staged test error of the model; the boundary of a two-feature model after round t
+    (``key``: the model's ``cache_key``)."""
+    staged = errors(model, dataset, *key)
     best = staged.loc[staged["test"].idxmin()]
     st.plotly_chart(gf.staged_error_figure(staged, style=style), width="stretch")
     st.caption(f"All features. Lowest test error {best['test']:.1%} after round "
@@ -287,11 +295,11 @@ def classification_view(dataset: Dataset, model, model_key: tuple, style) -> Non
         st.info("The decision boundary needs two numeric features; this data has fewer.")
         return
     pair = axis_pair(dataset, numeric, ("gb_fx", "gb_fy"))
-    classes = fit_pair(dataset, dataset.content_hash, model_key, pair).classes_
+    classes = fit_pair(dataset, *key, pair).classes_
     points = dc.two_feature_points(dataset, list(pair), POINTS_DRAWN)
 
     def draw(t: int) -> None:
-        grids = pair_grids(dataset, dataset.content_hash, model_key, pair)
+        grids = pair_grids(dataset, *key, pair)
         figure = gf.boundary_round_figure(grids, t, points.train, points.y_train, points.test,
                                           points.y_test, classes, style)
         st.plotly_chart(figure, width="stretch", key="gb_boundary_chart")

@@ -5,6 +5,7 @@ so moving a slider back to an earlier value, or switching pages, costs nothing.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -12,12 +13,11 @@ import pandas as pd
 import streamlit as st
 
 from engine.data import Dataset
-from engine.metrics import confusion_matrix
 from engine.naive_bayes import BernoulliNB, CategoricalNB, GaussianNB, MixedNB, MultinomialNB
 from engine.text import Vocabulary
 
-from . import url
 from .data_controls import scored_row
+from .params import Control, draw_controls
 
 VARIANTS = {
     "auto": "Auto (by column kind)",
@@ -55,10 +55,11 @@ class Spec:
 
 @dataclass(frozen=True)
 class Fit:
+    """A fitted model, its predictions of the scored rows and its accuracy on them."""
+
     model: object
     y_pred: np.ndarray
     accuracy: float
-    confusion: np.ndarray
 
 
 def first_sentence(dataset: Dataset, column: str, row: int) -> str:
@@ -103,9 +104,7 @@ def _fit(content_hash: str, spec: Spec, columns: tuple[str, ...], texts: tuple[s
          _dataset: Dataset) -> Fit:
     model = spec.make(texts).fit(_dataset.X_train[list(columns)], _dataset.y_train)
     y_pred = model.predict(_dataset.X_test[list(columns)])
-    y_test = _dataset.y_test.to_numpy()
-    return Fit(model, y_pred, float(np.mean(y_pred == y_test)),
-               confusion_matrix(y_test, y_pred, labels=model.classes_))
+    return Fit(model, y_pred, float(np.mean(y_pred == _dataset.y_test.to_numpy())))
 
 
 def fit(dataset: Dataset, spec: Spec, columns: list[str] | None = None) -> Fit:
@@ -128,30 +127,43 @@ def text_models(dataset: Dataset, column: str, alpha: float):
     return _text_models(dataset.content_hash, column, alpha, dataset)
 
 
+def _auto_with_numbers(dataset: Dataset, values: Mapping[str, object]) -> bool:
+    """Numeric columns are modelled one way or the other only by Auto, and only if any."""
+    return values["variant"] == "auto" and bool(numeric_columns(dataset))
+
+
+def _binned(dataset: Dataset, values: Mapping[str, object]) -> bool:
+    """A number of bins only when numeric columns are binned."""
+    return values["numeric"] == "binned"
+
+
+#: The model's controls (see ``ui.params``); place 0 and 1 are the first two of the
+#: page's three columns.
+CONTROLS = (
+    Control("variant", st.selectbox, "Variant", "nb_variant", (list(VARIANTS),),
+            help="auto: categorical columns are counted, numeric ones Gaussian (or binned), "
+                 "text is a bag of words. The others force one likelihood on every column: "
+                 "gaussian (numbers), categorical (values), multinomial (counts), bernoulli "
+                 "(present or absent)."),
+    Control("alpha", st.slider, "Smoothing α", "nb_alpha", (0.0, 5.0, 1.0, 0.1), convert=float,
+            place=1,
+            help="θ = (count + α) / (N_q + α k): the MAP estimate with a Dirichlet prior, k the "
+                 "number of values. α = 1 is Laplace smoothing; α = 0 is the plain count "
+                 "fraction, and a value never seen with a class then makes that class "
+                 "impossible."),
+    Control("numeric", st.radio, "Numeric columns", "nb_numeric", (["gaussian", "binned"],),
+            {"horizontal": True}, applies=_auto_with_numbers, otherwise="gaussian",
+            help="gaussian: P(x_j | c) = N(x_j; μ_jc, σ²_jc). binned: cut into "
+                 "equal-frequency bins and counted like categories."),
+    Control("n_bins", st.slider, "Bins", "nb_bins", (2, 20, 5), applies=_binned, otherwise=5,
+            convert=int, place=1,
+            help="Number of equal-frequency bins per numeric column."),
+)
+
+
 def controls(dataset: Dataset, first, second) -> Spec:
     """The model's widgets in two containers (variant | α and bins); returns the Spec."""
-    variant = url.bound(
-        first.selectbox, "Variant", list(VARIANTS), key="nb_variant",
-        help="auto: categorical columns are counted, numeric ones Gaussian (or binned), "
-             "text is a bag of words. The others force one likelihood on every column: "
-             "gaussian (numbers), categorical (values), multinomial (counts), bernoulli "
-             "(present or absent).")
-    alpha = url.bound(
-        second.slider, "Smoothing α", 0.0, 5.0, 1.0, 0.1, key="nb_alpha",
-        help="θ = (count + α) / (N_q + α k): the MAP estimate with a Dirichlet prior, k the "
-             "number of values. α = 1 is Laplace smoothing; α = 0 is the plain count "
-             "fraction, and a value never seen with a class then makes that class impossible.")
-    numeric, n_bins = "gaussian", 5
-    if variant == "auto" and numeric_columns(dataset):
-        numeric = url.bound(
-            first.radio, "Numeric columns", ["gaussian", "binned"], key="nb_numeric",
-            horizontal=True,
-            help="gaussian: P(x_j | c) = N(x_j; μ_jc, σ²_jc). binned: cut into equal-frequency "
-                 "bins and counted like categories.")
-        if numeric == "binned":
-            n_bins = url.bound(second.slider, "Bins", 2, 20, 5, key="nb_bins",
-                               help="Number of equal-frequency bins per numeric column.")
-    return Spec(variant, float(alpha), numeric, int(n_bins))
+    return Spec(**draw_controls(CONTROLS, dataset, (first, second)))
 
 
 def row_picker(dataset: Dataset, fitted: Fit) -> int:

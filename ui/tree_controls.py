@@ -23,33 +23,10 @@ from viz.tree_dot import node_title
 from . import data_controls as dc
 from . import state, tables, url
 from .axes import axis_pair
+from .params import Control, cache_key, classification, draw_controls
 
 CLASSIFICATION_CRITERIA = ["gini", "entropy", "misclassification", "gain_ratio"]
 CHI2_LEVELS = ["off", "0.05", "0.01", "0.001"]
-
-HELP = {
-    "criterion": (
-        "Impurity I(t) of a node with class shares π_q. **gini**: 1 − Σ π_q² (CART). "
-        "**entropy**: −Σ π_q log₂ π_q (ID3). **misclassification**: 1 − max π_q. "
-        "**gain_ratio** (C4.5): Δ_H / SplitInfo with SplitInfo = −Σ_k (n_k/n) log₂(n_k/n). "
-        "The split chosen maximises Δ = I(t) − Σ_k (n_k/n) I(t_k)."),
-    "max_depth": "Nodes at this depth become leaves (the root has depth 0). Empty: no limit.",
-    "min_samples_leaf": "A split is a candidate only if every child keeps at least this many "
-                        "training rows: n_k ≥ min_samples_leaf.",
-    "min_samples_split": "A node with fewer training rows than this is not split: split only if "
-                         "n_t ≥ min_samples_split.",
-    "max_leaf_nodes": "Grow best-first: always split the leaf with the largest weighted "
-                      "decrease (n_t/N)·Δ, until there are this many leaves. Empty: no limit.",
-    "categorical_split": (
-        "**binary**: categories sorted by the share of class 1 (or by mean target), best "
-        "prefix goes left: x ∈ S. **multiway** (ID3): one branch per category, the "
-        "attribute is used up below."),
-    "ccp_alpha": "Cost-complexity pruning: keep the subtree T minimising "
-                 "R_α(T) = Σ_leaves (N_t/N)·I(t) + α·|leaves(T)|. 0: no pruning.",
-    "chi2": "χ² pruning (Quinlan 1986): a split whose children are leaves is removed unless "
-            "χ² = Σ_k Σ_q (n_kq − n̂_kq)²/n̂_kq with n̂_kq = n_q·n_k/n is significant at this "
-            "level (df = (K−1)(Q−1)).",
-}
 
 
 def tree_features(dataset: Dataset) -> list[str]:
@@ -57,36 +34,55 @@ def tree_features(dataset: Dataset) -> list[str]:
     return [c for c in dataset.features if dataset.feature_kinds.get(c) != "text"]
 
 
+def _chi2_alpha(level: str) -> float | None:
+    """The χ² level chosen as the estimator's ``chi2_alpha`` ("off": None)."""
+    return None if level == "off" else float(level)
+
+
+#: The tree's parameters, in the sidebar's order (see ``ui.params``).
+CONTROLS = (
+    Control("criterion", st.selectbox, "Criterion", "dt_criterion", (CLASSIFICATION_CRITERIA,),
+            applies=classification, otherwise="squared_error",
+            note="Criterion: squared error, I(t) = (1/n) Σ (y_i − ȳ_t)² (numeric target).",
+            help="Impurity I(t) of a node with class shares π_q. **gini**: 1 − Σ π_q² (CART). "
+                 "**entropy**: −Σ π_q log₂ π_q (ID3). **misclassification**: 1 − max π_q. "
+                 "**gain_ratio** (C4.5): Δ_H / SplitInfo with SplitInfo = −Σ_k (n_k/n) "
+                 "log₂(n_k/n). The split chosen maximises Δ = I(t) − Σ_k (n_k/n) I(t_k)."),
+    Control("max_depth", st.number_input, "Max depth", "dt_max_depth", (1, 60),
+            {"value": None, "placeholder": "no limit"},
+            help="Nodes at this depth become leaves (the root has depth 0). Empty: no limit."),
+    Control("min_samples_leaf", st.number_input, "Min samples per leaf", "dt_min_leaf",
+            (1, 10_000, 1),
+            help="A split is a candidate only if every child keeps at least this many "
+                 "training rows: n_k ≥ min_samples_leaf."),
+    Control("min_samples_split", st.number_input, "Min samples to split", "dt_min_split",
+            (2, 10_000, 2),
+            help="A node with fewer training rows than this is not split: split only if "
+                 "n_t ≥ min_samples_split."),
+    Control("max_leaf_nodes", st.number_input, "Max leaves", "dt_max_leaves", (2, 10_000),
+            {"value": None, "placeholder": "no limit"},
+            help="Grow best-first: always split the leaf with the largest weighted "
+                 "decrease (n_t/N)·Δ, until there are this many leaves. Empty: no limit."),
+    Control("categorical_split", st.radio, "Categorical splits", "dt_cat_split",
+            (["binary", "multiway"],), {"horizontal": True},
+            help="**binary**: categories sorted by the share of class 1 (or by mean target), "
+                 "best prefix goes left: x ∈ S. **multiway** (ID3): one branch per category, "
+                 "the attribute is used up below."),
+    Control("ccp_alpha", st.number_input, "Pruning α (cost-complexity)", "dt_ccp",
+            (0.0, 10.0, 0.0), {"step": 0.001, "format": "%.4f"},
+            help="Cost-complexity pruning: keep the subtree T minimising "
+                 "R_α(T) = Σ_leaves (N_t/N)·I(t) + α·|leaves(T)|. 0: no pruning."),
+    Control("chi2_alpha", st.selectbox, "χ² pruning level", "dt_chi2", (CHI2_LEVELS,),
+            applies=classification, otherwise=None, disable=True, convert=_chi2_alpha,
+            help="χ² pruning (Quinlan 1986): a split whose children are leaves is removed "
+                 "unless χ² = Σ_k Σ_q (n_kq − n̂_kq)²/n̂_kq with n̂_kq = n_q·n_k/n is "
+                 "significant at this level (df = (K−1)(Q−1))."),
+)
+
+
 def controls(dataset: Dataset) -> dict:
     """Draw the parameter controls; returns the estimator's keyword arguments."""
-    classify = dataset.task == "classification"
-    if classify:
-        criterion = url.bound(st.selectbox, "Criterion", CLASSIFICATION_CRITERIA,
-                              key="dt_criterion", help=HELP["criterion"])
-    else:
-        criterion = "squared_error"
-        st.caption("Criterion: squared error, I(t) = (1/n) Σ (y_i − ȳ_t)² (numeric target).")
-    params = {
-        "criterion": criterion,
-        "max_depth": url.bound(st.number_input, "Max depth", 1, 60, value=None, key="dt_max_depth",
-                               placeholder="no limit", help=HELP["max_depth"]),
-        "min_samples_leaf": url.bound(st.number_input, "Min samples per leaf", 1, 10_000, 1,
-                                      key="dt_min_leaf", help=HELP["min_samples_leaf"]),
-        "min_samples_split": url.bound(st.number_input, "Min samples to split", 2, 10_000, 2,
-                                       key="dt_min_split", help=HELP["min_samples_split"]),
-        "max_leaf_nodes": url.bound(st.number_input, "Max leaves", 2, 10_000, value=None,
-                                    key="dt_max_leaves", placeholder="no limit",
-                                    help=HELP["max_leaf_nodes"]),
-        "categorical_split": url.bound(st.radio, "Categorical splits", ["binary", "multiway"],
-                                       key="dt_cat_split", horizontal=True,
-                                       help=HELP["categorical_split"]),
-        "ccp_alpha": url.bound(st.number_input, "Pruning α (cost-complexity)", 0.0, 10.0, 0.0,
-                               step=0.001, format="%.4f", key="dt_ccp", help=HELP["ccp_alpha"]),
-    }
-    chi2 = url.bound(st.selectbox, "χ² pruning level", CHI2_LEVELS, key="dt_chi2",
-                     help=HELP["chi2"], disabled=not classify)
-    params["chi2_alpha"] = float(chi2) if classify and chi2 != "off" else None
-    return params
+    return draw_controls(CONTROLS, dataset)
 
 
 def training_rows(dataset: Dataset) -> tuple[pd.DataFrame, pd.Series]:
@@ -106,8 +102,7 @@ def fit_tree(dataset: Dataset, content_hash: str, params: tuple):
     full = None
     if (wanted["max_depth"] is not None and wanted["max_leaf_nodes"] is None
             and not wanted["ccp_alpha"] and wanted["chi2_alpha"] is None):
-        full = fitted_model(("tree", content_hash,
-                             tuple(sorted({**wanted, "max_depth": None}.items()))))
+        full = fitted_model(("tree", *cache_key(dataset, {**wanted, "max_depth": None})))
     if full is not None:
         return compute_once(("tree", content_hash, params),
                             lambda: cut_to_depth(full, int(wanted["max_depth"])),

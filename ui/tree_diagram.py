@@ -16,6 +16,7 @@ import streamlit as st
 from engine.data import Dataset
 from ui import tree_controls as tc
 from ui.nb_controls import typed_row
+from ui.params import cache_key
 from ui.stepper import stepped
 from viz.diagram_export import FORMATS, drawn_width, render_dot, unavailable_reason
 from viz.style import Style
@@ -232,8 +233,7 @@ def how_grown() -> None:
 def chi2_view(dataset: Dataset, key: tuple, chi2_alpha: float, style: Style,
               depth_limit: int, missing: list[int]) -> None:
     """The tree before χ² pruning with the removed splits marked, and their tests."""
-    params = tuple(sorted({**dict(key[1]), "chi2_alpha": None}.items()))
-    grown = tc.fit_tree(dataset, key[0], params)
+    grown = tc.fit_tree(dataset, *cache_key(dataset, {**dict(key[1]), "chi2_alpha": None}))
     removed = chi2_removed(grown.tree_, chi2_alpha)
     if len(removed) == 0:
         st.markdown(f"Every split is significant at level {chi2_alpha:g}: nothing was removed.")
