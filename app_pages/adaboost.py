@@ -3,7 +3,7 @@ import numpy as np
 import streamlit as st
 
 from ui import adaboost_controls as ac
-from ui import data_controls, heading, limits, results, state, tables, url
+from ui import data_controls, heading, limits, results, state, tables, url, why
 from ui.params import cache_key
 from ui.take_home import take_home
 from viz import adaboost_figures as af
@@ -62,7 +62,8 @@ if K > 2:
             "ŵ_t = ½ ln((1 − ε_t)/ε_t) + ½ ln(K − 1). The ensemble predicts the class with the "
             "largest total weight Σ_t ŵ_t 1{f̂_t(x) = k}.")
 
-views = url.bound(st.tabs, ["Round by round", "Error vs rounds", "All stumps", "Results"],
+views = url.bound(st.tabs, ["Round by round", "Error vs rounds", "All stumps", "Results",
+                           "Why this prediction?"],
                   key="ab_view")
 
 with views[0]:
@@ -109,5 +110,9 @@ with views[3]:
                                 width="stretch")
         importance.caption("Importance: each learner's impurity decrease, averaged with "
                            "weights ŵ_t.")
+
+with views[4]:
+    if views[4].open:
+        why.view(model, dataset, features, "ab", "score", key, style, rounds=True, pdp=True)
 
 take_home(model, dataset, features, "ab")

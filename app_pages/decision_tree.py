@@ -1,7 +1,8 @@
 """Decision Tree page: grow a tree, read it, follow a row down it, see how each split won."""
 import streamlit as st
 
-from ui import data_controls, heading, results, state, url
+from engine.inspection import node_test_counts
+from ui import data_controls, heading, results, state, url, why
 from ui import tree_controls as tc
 from ui import tree_diagram as td
 from ui.params import cache_key
@@ -44,7 +45,7 @@ st.caption(f"{tree.node_count} nodes · {tree.n_leaves} leaves · depth {tree.ma
            f"{data_controls.rows_note(dataset)} · criterion {criterion_name}")
 data_controls.binning_note(params["binning"])
 views = url.bound(st.tabs, ["Tree", "Grow step by step", "Show your working", "Impurity", "Results",
-                 "Complexity", "Decision boundary"], key="dt_view")
+                 "Complexity", "Decision boundary", "Why this prediction?"], key="dt_view")
 
 tree_style = td.diagram_style(style)
 with views[0]:
@@ -56,9 +57,14 @@ with views[0]:
             typed_col, fit_col = st.columns(2)
             followed = td.followed_row(model, dataset, features, row_col, typed_col)
             fit = url.bound(fit_col.toggle, "Shrink to fit", key="dt_fit", help=td.FIT_HELP)
+            counted = url.bound(st.toggle, f"Count the {data_controls.scored_rows_title(dataset)} "
+                                "in each node", key="dt_test_counts",
+                                help="Each node also says how many of the scored rows reach it "
+                                     "and (classes) how many of those are of its own class.")
         path = td.path_of(model, followed)
+        counts = node_test_counts(model, X_test, y_test) if counted else None
         dot = tree_to_dot(model, style=tree_style, max_depth=depth_limit, highlight_path=path,
-                          missing_features=missing)
+                          test_counts=counts, missing_features=missing)
         td.diagram(dot, tree_style, fit=fit)
         td.downloads(dot)
         if path is not None:
@@ -114,5 +120,10 @@ with views[5]:
 with views[6]:
     if views[6].open:
         tc.boundary_view(dataset, key, style)
+
+with views[7]:
+    if views[7].open:
+        why.view(model, dataset, features, "dt", "proba" if classify else "value", key, style,
+                 code=True)
 
 take_home(model, dataset, features, "dt")

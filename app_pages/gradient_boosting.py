@@ -1,7 +1,7 @@
 """Gradient Boosting page: the strong model S_t round by round, shrinkage, importances."""
 import streamlit as st
 
-from ui import data_controls, heading, limits, results, state, tables, url
+from ui import data_controls, heading, limits, results, state, tables, url, why
 from ui import gb_controls as gc
 from ui.params import cache_key
 from ui.take_home import take_home
@@ -50,7 +50,7 @@ def full_model():
 
 
 views = url.bound(st.tabs, ["Round by round (one feature)", "Shrinkage", "Importance",
-                           "Classification", "Results"], key="gb_view")
+                           "Classification", "Results", "Why this prediction?"], key="gb_view")
 
 with views[0]:
     if views[0].open:
@@ -106,6 +106,11 @@ with views[4]:
         if not classify:
             st.plotly_chart(gf.prediction_figure(dataset.y_test, predicted, style),
                             width="stretch")
+
+with views[5]:
+    if views[5].open:
+        why.view(full_model(), dataset, features, "gb", "score" if classify else "value", key,
+                 style, rounds=True, pdp=True)
 
 if views[0].open or views[1].open:  # after the view is drawn: the other tabs' model
     gc.prefetch_model(dataset, key)

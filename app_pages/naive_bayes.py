@@ -7,6 +7,7 @@ from ui import nb_controls as nb
 from ui.axes import axis_pair
 from ui.markdown import literal
 from ui.take_home import take_home
+from viz import explain_figures as ef
 from viz import nb_figures as nf
 
 heading.show("Naive Bayes", "naive_bayes")
@@ -97,6 +98,14 @@ with tabs["Evidence for one row"]:
         if not typed:
             tables.show(x_row, hide_index=True)
         st.plotly_chart(nf.ledger_figure(nf.ledger_steps(ledger), style), width="stretch")
+        contrib, log_prior = model.log_likelihood_contributions(x_row)
+        names = [str(n) for n in model.feature_names_in_]
+        shown_values = [f"{x_row[n].iloc[0]}" if n in x_row else "" for n in names]
+        st.plotly_chart(ef.nomogram_figure(contrib[0], log_prior, names, model.classes_, style,
+                                           values=shown_values), width="stretch")
+        st.caption("The same sum as points: each feature's log-likelihood ratio for the class "
+                   "against the others, with the prior's, adds up to the posterior log odds, "
+                   "read below as P(c | x).")
         st.latex(r"P(c \mid x) = \frac{P(c) \prod_j P(x_j \mid c)}{\sum_r P(c_r) \prod_j P(x_j \mid c_r)}")
         for line in nf.posterior_latex(ledger):
             st.latex(line)

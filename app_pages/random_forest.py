@@ -1,7 +1,7 @@
 """Random Forest page: bagged trees that try m of the p features at each split, seen from inside."""
 import streamlit as st
 
-from ui import data_controls, heading, limits, results, state, url
+from ui import data_controls, heading, limits, results, state, url, why
 from ui import forest_controls as fc
 from ui.params import cache_key
 from ui.stepper import stepped
@@ -42,7 +42,7 @@ data_controls.binning_note(params["binning"])
 if note := limits.rows_per_tree_note(len(dataset.y_train), params["max_samples"]):
     st.caption(note)
 views = url.bound(st.tabs, ["OOB error", "Effect of m", "Importance", "Inside the forest",
-                           "Results"], key="rf_view")
+                           "Results", "Why this prediction?"], key="rf_view")
 
 bar_place = next((view for view in views if view.open), views[0])  # the progress bar's place
 if views[0].open:
@@ -155,6 +155,11 @@ with views[4]:
                 "that did not see it.")]
         results.show(dataset, forest, forest.predict(X_test), style, layout="side", extra=oob)
         fc.boundary_view(dataset, params, style)
+
+with views[5]:
+    if views[5].open:
+        why.view(forest, dataset, features, "rf", "proba" if classify else "value", key, style,
+                 pdp=True)
 
 # after the open view is drawn, so it does not take the cores from it
 fc.prefetch_importance(forest, dataset, params)

@@ -270,6 +270,125 @@ def _explain_adaboost(model, X):
     return _squeezed(np.tile(bias, (X_enc.shape[0], 1)), contrib, columns == 1)
 
 
+def round_contributions(model, X) -> tuple[np.ndarray, np.ndarray]:
+    """Split a boosted model's output for each row into its start and one part per round.
+
+    :func:`contributions` asks "which feature?"; this asks "which round?". A booster's
+    score is a sum over its rounds, so each round's term is that round's part.
+
+    Parameters
+    ----------
+    model : fitted booster
+        ``GradientBoostingClassifier``, ``GradientBoostingRegressor`` or
+        ``AdaBoostClassifier`` (``engine.ensemble``; any weak learner).
+    X : array or DataFrame (n_samples, n_features)
+        Rows as the model's ``predict`` takes them.
+
+    Returns
+    -------
+    start : ndarray, shape (n_samples,) or (n_samples, K)
+    parts : ndarray, shape (n_samples, n_rounds) or (n_samples, n_rounds, K)
+        ``parts[i, t]`` is round t's term in row i's score (t = 0 is the first round).
+
+        ==============================  ==========================  =====  =================
+        model                           part of round t             start  shapes
+        ==============================  ==========================  =====  =================
+        gradient boosting, 2 classes    ν f_t(x), in log-odds       S_0    (n,), (n, T)
+        gradient boosting, K classes    ν f_tk(x), class k's score  S_0k   (n, K), (n, T, K)
+        gradient boosting (regression)  ν f_t(x)                    S_0    (n,), (n, T)
+        AdaBoost, 2 classes             ŵ_t × (±1), its vote        0      (n,), (n, T)
+        AdaBoost, K classes             ŵ_t c_tk(x)                 0      (n, K), (n, T, K)
+        ==============================  ==========================  =====  =================
+
+    Raises
+    ------
+    TypeError
+        For any other model.
+
+    Notes
+    -----
+    Gradient boosting: :math:`S_t(x) = S_0 + \\nu \\sum_{s \\le t} f_s(x)` with
+    :math:`f_s` the line-searched tree of round s, so
+    ``start + parts[:, :t + 1].sum(axis=1)`` is the t-th array of
+    ``staged_decision_function`` (the regressor's ``staged_predict``); over every round
+    it is ``decision_function`` (``predict``).
+
+    AdaBoost: the parts are the weighted vote before it is normalised, the textbook
+    :math:`F_t(x) = \\sum_{s \\le t} \\hat w_s \\hat f_s(x)` whose sign is the prediction;
+    two classes, :math:`\\hat f_s = +1` where round s predicts ``classes_[1]`` and -1
+    where it predicts ``classes_[0]``; K classes, SAMME's symmetric code
+    :math:`c_{sk} = 1` for the class round s predicts and :math:`-1/(K-1)` for the
+    others. ``staged_decision_function`` divides the vote by the weight of the rounds so
+    far, :math:`W_t = \\sum_{s \\le t} \\hat w_s` (``np.cumsum(estimator_weights_)``),
+    and for two classes reports the second class's score minus the first's, twice
+    :math:`F_t`:
+
+    * two classes: ``staged_decision_function`` at round t is :math:`2 F_t(x) / W_t`;
+    * K classes: it is :math:`F_t(x) / W_t`, column by column.
+
+    :math:`W_t > 0`, so the running vote has the sign (the argmax) of the staged one: it
+    shows each round pushing the row towards a class without the normalisation's
+    rescaling of the earlier rounds.
+
+    References
+    ----------
+    J. H. Friedman (2001) "Greedy function approximation: a gradient boosting machine",
+    *Annals of Statistics* 29(5). J. Zhu, H. Zou, S. Rosset, T. Hastie (2009)
+    "Multi-class AdaBoost", *Statistics and Its Interface* 2.
+
+    Examples
+    --------
+    y = 0, 2: :math:`S_0 = 1`; each stump halves (ν = ½) the residuals ∓1, then ∓½.
+
+    >>> from engine.ensemble import GradientBoostingRegressor
+    >>> X = np.array([[0.0], [1.0]])
+    >>> gb = GradientBoostingRegressor(n_estimators=2, learning_rate=0.5, max_depth=1)
+    >>> start, parts = round_contributions(gb.fit(X, [0.0, 2.0]), X)
+    >>> start.tolist(), parts.tolist()
+    ([1.0, 1.0], [[-0.5, -0.25], [0.5, 0.25]])
+    """
+    from .ensemble import AdaBoostClassifier
+    from .ensemble._gradient_boosting import _BaseGradientBoosting
+
+    if isinstance(model, _BaseGradientBoosting):
+        model._check_is_fitted()
+        return _rounds_gradient_boosting(model, X)
+    if isinstance(model, AdaBoostClassifier):
+        model._check_is_fitted()
+        return _rounds_adaboost(model, X)
+    raise TypeError(f"round_contributions explains gradient boosting and AdaBoost; got "
+                    f"{type(model).__name__}.")
+
+
+def _rounds_gradient_boosting(model, X):
+    """ν times each round's tree at each row's leaf, read as ``_raw_stages`` reads it."""
+    X_enc = model.encoder_.transform(X)
+    n_rows, (n_rounds, K) = X_enc.shape[0], model.estimators_.shape
+    parts = np.zeros((n_rows, n_rounds, K))
+    for t in range(n_rounds):
+        for k in range(K):
+            member = model.estimators_[t, k]
+            leaves = _member_leaves(member, model.encoder_, X, X_enc)
+            parts[:, t, k] = model.learning_rate * member.tree_.value[leaves, 0]
+    start = np.tile(np.asarray(model.init_, dtype=np.float64), (n_rows, 1))
+    return _squeezed(start, parts, K == 1)
+
+
+def _rounds_adaboost(model, X):
+    """Each round's un-normalised vote ŵ_t f̂_t(x) (two classes) or ŵ_t c_tk (K)."""
+    K = model.n_classes_
+    votes = []
+    for w_hat, codes in zip(model.estimator_weights_, model._learner_codes(X), strict=True):
+        if K == 2:
+            votes.append(w_hat * (2.0 * codes - 1.0))
+        else:  # one class: only the class itself to vote for, ŵ
+            vote = np.full((len(codes), K), -w_hat / max(K - 1, 1))
+            vote[np.arange(len(codes)), codes] = w_hat
+            votes.append(vote)
+    parts = np.stack(votes, axis=1).astype(np.float64)
+    return np.zeros(parts.shape[:1] + parts.shape[2:]), parts
+
+
 #: Grid points of a numeric feature's default partial-dependence grid, at most.
 PD_GRID_POINTS = 50
 #: Cells (rows × columns) of one stacked frame predicted at once by partial_dependence.

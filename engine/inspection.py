@@ -18,10 +18,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ._explain import PartialDependence, contributions, partial_dependence
+from ._explain import PartialDependence, contributions, partial_dependence, round_contributions
 from ._validation import FeatureEncoder, check_sample_weight, encode_labels
 from .base import check_random_state
-from .tree import TREE_LEAF
+from .tree import TREE_LEAF, plurality
 from .tree._candidates import (
     SCORE_COLUMN,
     SPLIT_COLUMNS,
@@ -39,9 +39,11 @@ __all__ = [
     "TreeCorrelation",
     "contributions",
     "decision_grid",
+    "node_test_counts",
     "oob_error_curve",
     "oob_permutation_importance",
     "partial_dependence",
+    "round_contributions",
     "permutation_importance",
     "split_candidates",
     "staged_error_curve",
@@ -709,3 +711,38 @@ def _correlation(P: np.ndarray) -> tuple[float, float]:
     n = len(corr)
     return float((corr.sum() - np.trace(corr)) / (n * (n - 1))), float(variance.mean())
 
+
+
+def node_test_counts(model, X, y) -> tuple[np.ndarray, np.ndarray | None]:
+    """Rows of ``X`` that reach each node of a fitted decision tree, and (classifier) how
+    many of them are of the node's own class (the class it would predict as a leaf).
+
+    A row reaches a node when the node is on its path (``decision_path``); the counts
+    are added up from the leaves, level by level, so no (rows × nodes) matrix is made.
+
+    >>> from engine.tree import DecisionTreeClassifier
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]]); y = np.array([0, 0, 1, 1])
+    >>> reached, right = node_test_counts(DecisionTreeClassifier().fit(X, y), X, [0, 1, 1, 1])
+    >>> reached.tolist(), right.tolist()
+    ([4, 2, 2], [3, 1, 2])
+    """
+    model._check_is_fitted()
+    tree = model.tree_
+    leaves = model.apply(X)
+    classifier = hasattr(model, "classes_")
+    if classifier:  # a label the tree never saw counts in a column of its own: never right
+        codes = pd.Index(model.classes_).get_indexer(pd.Series(np.asarray(y, dtype=object)))
+        K = len(model.classes_) + 1
+        codes = np.where(codes < 0, K - 1, codes)
+        by_class = np.bincount(leaves * K + codes, minlength=tree.node_count * K)
+        by_class = by_class.reshape(tree.node_count, K)
+    else:
+        by_class = np.bincount(leaves, minlength=tree.node_count)[:, None]
+    for depth in range(int(tree.max_depth), 0, -1):  # children into parents, deepest first
+        at = np.flatnonzero(tree.depth == depth)
+        np.add.at(by_class, tree.parent[at], by_class[at])
+    reached = by_class.sum(axis=1)
+    if not classifier:
+        return reached, None
+    own = plurality(tree.value)
+    return reached, by_class[np.arange(tree.node_count), own]

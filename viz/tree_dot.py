@@ -223,6 +223,15 @@ def _rows(model, tree, node: int, names: TreeNames, criterion: str, style: Style
     return rows
 
 
+def _test_row(test_counts, node: int) -> str:
+    """ "test: 12 reached, 10 of its class" (classifier) or "test: 12 reached"."""
+    reached, right = test_counts
+    text = f"test: {int(reached[node]):,} reached"
+    if right is not None:
+        text += f", {int(right[node]):,} of its class"
+    return f"<I>{text}</I>"
+
+
 def _label(rows: Sequence[str]) -> str:
     body = "".join(f"<TR><TD>{r}</TD></TR>" for r in rows)
     return f'<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="1" CELLPADDING="1">{body}</TABLE>>'
@@ -299,6 +308,7 @@ def tree_to_dot(
     criterion: str | None = None,
     missing_features: Iterable[int] | None = None,
     removed: Iterable[int] | None = None,
+    test_counts: tuple[np.ndarray, np.ndarray | None] | None = None,
 ) -> str:
     """The tree as DOT text for ``st.graphviz_chart`` (or ``dot -Tsvg``).
 
@@ -328,6 +338,10 @@ def tree_to_dot(
         Nodes whose split a pruning removes (e.g. ``viz.tree_prune.chi2_removed``):
         each gets a dashed border (it becomes a leaf), and the nodes and edges below
         it are drawn dashed and grey.
+    test_counts : (reached, right), optional
+        Per node, the rows of a test set that reach it and, for a classifier, how many
+        of them are of its class (``engine.inspection.node_test_counts``): one more line
+        in each node, "test: 12 reached, 10 of its class".
 
     Returns
     -------
@@ -354,7 +368,10 @@ def tree_to_dot(
             attrs = f'fillcolor="{REMOVED_FILL}", color="{REMOVED}", fontcolor="{REMOVED}"'
         if node in cut_splits or node in gone:
             attrs += ', style="dashed,rounded,filled"'
-        lines.append(f'n{node} [label={_label(_rows(model, tree, node, names, criterion, style))}, '
+        rows = _rows(model, tree, node, names, criterion, style)
+        if test_counts is not None:
+            rows.append(_test_row(test_counts, node))
+        lines.append(f'n{node} [label={_label(rows)}, '
                      f'{attrs}, penwidth="{pen:g}"{_full_list(tree, node, names)}];')
     noted = None if missing_features is None else set(int(j) for j in missing_features)
     lines += _edges(tree, shown, path, names, style, noted, gone)

@@ -3,7 +3,6 @@
 Each test is one first run with its state in the URL (see tests/app/test_pages.py for why);
 small B and T keep the runs fast.
 """
-import base64
 import json
 
 import numpy as np
@@ -11,7 +10,7 @@ import pandas as pd
 import plotly.io as pio
 import pytest
 
-from tests.app.test_pages import SAMPLES, assert_clean, run_app
+from tests.app.test_pages import SAMPLES, assert_clean, run_app, values
 from ui import compare_controls as cc
 
 PAGE = "app_pages/compare.py"
@@ -37,8 +36,7 @@ def figure_of(at, index: int = 0):
     for trace in spec["data"]:
         for axis in ("x", "y"):
             if isinstance(trace.get(axis), dict):
-                trace[axis] = np.frombuffer(base64.b64decode(trace[axis]["bdata"]),
-                                            dtype=trace[axis]["dtype"]).tolist()
+                trace[axis] = values(trace[axis]).tolist()
     return pio.from_json(json.dumps(spec))
 
 

@@ -3,14 +3,13 @@
 Each test is one first run with its state in the URL (see tests/app/test_pages.py for why);
 small T through ``gb_rounds`` keeps it quick.
 """
-import base64
 import json
 
 import numpy as np
 import pytest
 
 from engine.data import Dataset, list_samples, load_sample
-from tests.app.test_pages import SAMPLES, assert_clean, run_app
+from tests.app.test_pages import SAMPLES, assert_clean, run_app, values
 from ui.gb_controls import shrinkage_values
 
 PAGE = "app_pages/gradient_boosting.py"
@@ -122,13 +121,6 @@ def test_classification_boundary_steps_over_rounds():
 
 def _figure_of(chart) -> dict:
     return json.loads(chart.proto.spec)
-
-
-def values(array) -> np.ndarray:
-    """A plotly JSON array: a list, or {"dtype", "bdata"} (base64 of the raw numbers)."""
-    if isinstance(array, dict):
-        return np.frombuffer(base64.b64decode(array["bdata"]), dtype=array["dtype"])
-    return np.asarray(array, dtype=float)
 
 
 def _figure(at) -> dict:

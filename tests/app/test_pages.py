@@ -5,8 +5,10 @@ under AppTest (Streamlit 1.67) an ``st.navigation`` app's sidebar widgets drop o
 element tree on reruns, so interactions with the sidebar are tested in the real browser
 (tests/e2e) instead.
 """
+import base64
 from pathlib import Path
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -28,6 +30,13 @@ def run_app(page: str | None = None, **query) -> AppTest:
         at.switch_page(page)
     at.run()
     return at
+
+
+def values(array) -> np.ndarray:
+    """A plotly JSON array: a list, or {"dtype", "bdata"} (base64 of the raw numbers)."""
+    if isinstance(array, dict):
+        return np.frombuffer(base64.b64decode(array["bdata"]), dtype=array["dtype"])
+    return np.asarray(array, dtype=float)
 
 
 def assert_clean(at: AppTest) -> None:

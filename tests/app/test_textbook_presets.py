@@ -8,14 +8,12 @@ table this small is still fitted whole). Every model page can fit on all rows.
 """
 from __future__ import annotations
 
-import base64
 import json
 import re
 
-import numpy as np
 import pytest
 
-from .test_pages import assert_clean, run_app
+from .test_pages import assert_clean, run_app, values
 
 TREE, NB = "app_pages/decision_tree.py", "app_pages/naive_bayes.py"
 
@@ -70,7 +68,7 @@ def test_playtennis_naive_bayes_has_the_textbook_priors():
     at = run_app(NB, data="playtennis")
     assert_clean(at)
     priors = json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]
-    y = np.frombuffer(base64.b64decode(priors["y"]["bdata"]), dtype=priors["y"]["dtype"])
+    y = values(priors["y"])
     shares = dict(zip(priors["x"], y, strict=True))
     assert shares["Yes"] == pytest.approx(9 / 14) and shares["No"] == pytest.approx(5 / 14)
     assert at.session_state["nb_alpha"] == 0.0

@@ -414,3 +414,80 @@ def test_partial_dependence_refuses_bad_arguments(feature, kind, message):
     tree = DecisionTreeRegressor(max_depth=2).fit(X_TRAIN, Y["value"])
     with pytest.raises(ValueError, match=message):
         partial_dependence(tree, X_TRAIN, feature, kind=kind)
+
+
+# --------------------------------------------------------------------------- rounds
+
+ROUND_CASES = {
+    name: CASES[name] for name in ("gb-2-numeric", "gb-2-mixed", "gb-3-iris", "gb-3-mixed",
+                                   "gb-regressor", "gb-regressor-huber")
+}
+
+
+@pytest.mark.parametrize("name", ROUND_CASES)
+def test_start_plus_the_rounds_so_far_is_the_staged_score(name):
+    """S_t = S_0 + ν Σ_{s≤t} f_s: the running sum of the parts is each staged output."""
+    factory, data, method = ROUND_CASES[name]
+    X, y = data()
+    model = factory().fit(X, y)
+    rows = _new_rows(X)
+    start, parts = explain.round_contributions(model, rows)
+    staged = list(model.staged_predict(rows) if method == "predict"
+                  else model.staged_decision_function(rows))
+    assert start.shape == staged[0].shape
+    assert parts.shape == staged[0].shape[:1] + (len(staged),) + staged[0].shape[1:]
+    np.testing.assert_array_equal(start, np.broadcast_to(model.init_.squeeze(), start.shape))
+    for t, score in enumerate(staged):
+        np.testing.assert_allclose(start + parts[:, :t + 1].sum(axis=1), score,
+                                   rtol=0, atol=IDENTITY)
+    # the rounds and the features are two splits of the same output
+    bias, contrib = contributions(model, rows)
+    np.testing.assert_allclose(start + parts.sum(axis=1), bias + contrib.sum(axis=1),
+                               rtol=0, atol=IDENTITY)
+
+
+def test_a_gradient_boosting_round_is_nu_times_its_tree():
+    X, y = numeric_binary()
+    gb = GradientBoostingRegressor(n_estimators=4, learning_rate=0.3).fit(X, y.astype(float))
+    _, parts = explain.round_contributions(gb, X[:20])
+    for t, tree in enumerate(gb.estimators_[:, 0]):
+        np.testing.assert_array_equal(parts[:, t], 0.3 * tree.predict(X[:20]))
+
+
+@pytest.mark.parametrize("name", ["ada-2-numeric", "ada-2-mixed", "ada-3-iris",
+                                  "ada-3-mixed-depth2"])
+def test_adaboost_rounds_are_the_weighted_vote_before_normalising(name):
+    """Two classes: staged = 2 F_t / W_t, F_t = Σ ŵ_s (±1); K: staged = F_t / W_t with
+    SAMME's code (ŵ for the predicted class, -ŵ/(K-1) for the others)."""
+    factory, data, _ = CASES[name]
+    X, y = data()
+    model = factory().fit(X, y)
+    rows = _new_rows(X)
+    start, parts = explain.round_contributions(model, rows)
+    np.testing.assert_array_equal(start, 0.0)
+    weights = model.estimator_weights_
+    W = np.cumsum(weights)
+    binary = model.n_classes_ == 2
+    staged = list(model.staged_decision_function(rows))
+    assert parts.shape[1] == len(staged) == len(weights)
+    for t, score in enumerate(staged):
+        F = start + parts[:, :t + 1].sum(axis=1)
+        np.testing.assert_allclose((2 if binary else 1) * F / W[t], score, rtol=0, atol=1e-12)
+    for t, predicted in enumerate(model.learner_predictions(rows)):
+        codes = np.searchsorted(model.classes_, predicted)
+        if binary:
+            np.testing.assert_array_equal(parts[:, t], weights[t] * np.where(codes == 1, 1, -1))
+        else:
+            K = model.n_classes_
+            expected = np.full((len(codes), K), -weights[t] / (K - 1))
+            expected[np.arange(len(codes)), codes] = weights[t]
+            np.testing.assert_allclose(parts[:, t], expected, rtol=0, atol=1e-15)
+    final = parts.sum(axis=1)
+    best = (final > 0).astype(int) if binary else np.argmax(final, axis=1)
+    np.testing.assert_array_equal(model.classes_[best], model.predict(rows))
+
+
+def test_round_contributions_refuses_models_without_rounds():
+    X, y = numeric_binary()
+    with pytest.raises(TypeError, match="RandomForestClassifier"):
+        explain.round_contributions(RandomForestClassifier(n_estimators=2).fit(X, y), X)
