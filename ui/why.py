@@ -23,6 +23,7 @@ from . import tables, url
 from .fitting import compute_once
 from .markdown import literal
 from .nb_controls import typed_row
+from .sidebar import refresh_link
 
 #: Rows a partial dependence averages over: a seeded sample of the training rows.
 PDP_ROWS = 300
@@ -211,7 +212,21 @@ def code_downloads(model, prefix: str, key: tuple) -> None:
 def view(model, dataset: Dataset, features: list[str], prefix: str, output: str, key: tuple,
          style, *, rounds: bool = False, pdp: bool = False, code: bool = False) -> None:
     """The whole tab: the row and its editor, the prediction, the changes, the waterfall;
-    ``rounds`` (boosting), ``pdp`` (forest, boosting) and ``code`` (a single tree) add theirs."""
+    ``rounds`` (boosting), ``pdp`` (forest, boosting) and ``code`` (a single tree) add theirs.
+
+    Drawn in a fragment: an edit of the row reruns this tab only, not the page."""
+    @st.fragment
+    def tab() -> None:
+        _draw(model, dataset, features, prefix, output, key, style, rounds, pdp, code)
+        if not url.in_full_run():  # a full run writes the URL at its end
+            url.write([f"{prefix}_why_row", f"{prefix}_pdp", f"{prefix}_pdp_centred",
+                       f"{prefix}_code_view"])
+            refresh_link()  # the open "Link to this view" box follows
+
+    tab()
+
+
+def _draw(model, dataset, features, prefix, output, key, style, rounds, pdp, code) -> None:
     start, edited = edited_row(dataset, features, prefix)
     try:
         show_prediction(model, edited, start, dataset.task == "classification")
