@@ -132,6 +132,7 @@ with views[3]:
                                           missing_features=missing))
             st.plotly_chart(ff.inbag_figure(forest.inbag_counts_, current=b, style=style),
                             width="stretch")
+            why.tree_downloads(forest, key, tree=b - 1, name=f"tree {b}")
 
         stepped(draw_tree, first=1, last=B, key="rf_tree", label="Tree b", interval=1.5)
         votes = ff.vote_table(forest, X_test.iloc[[row]])

@@ -164,7 +164,7 @@ def _pdp_rows(dataset: Dataset, features: list[str]) -> pd.DataFrame:
 def show_pdp(model, dataset: Dataset, features: list[str], prefix: str, output: str, key: tuple,
              edited: pd.DataFrame, style) -> None:
     """The mean prediction as one feature varies, all else as in the data (with ICE)."""
-    picked, centred_slot = st.columns([3, 2], vertical_alignment="bottom")
+    picked, second_slot, centred_slot = st.columns([3, 3, 2], vertical_alignment="bottom")
     strongest = int(np.argmax(model.feature_importances_))  # opens on the most important
     feature = url.bound(picked.selectbox, "Partial dependence on", features, index=strongest,
                         key=f"{prefix}_pdp",
@@ -172,12 +172,22 @@ def show_pdp(model, dataset: Dataset, features: list[str], prefix: str, output: 
                              f"{PDP_ROWS}) is predicted with this feature set to each value "
                              "of a grid; the thick line is their mean (partial dependence), "
                              "the thin ones single rows (ICE).")
+    second = url.bound(second_slot.selectbox, "… and a second feature",
+                       ["none"] + [f for f in features if f != feature], key=f"{prefix}_pdp2",
+                       help="Two features: the mean prediction over both grids, as a map.")
+    pair = second != "none"
     centred = url.bound(centred_slot.toggle, "Centre the curves", key=f"{prefix}_pdp_centred",
+                        disabled=pair,
                         help="Start every curve at 0: the shapes are easier to compare.")
     rows = _pdp_rows(dataset, features)
-    pdp = compute_once(("pdp", key, feature),
-                       lambda: partial_dependence(model, rows, feature, kind="individual"),
-                       "Predicting every row on the grid…")
+    if pair:
+        pdp = compute_once(("pdp", key, feature, second),
+                           lambda: partial_dependence(model, rows, (feature, second)),
+                           "Predicting every row on the grid…")
+    else:
+        pdp = compute_once(("pdp", key, feature),
+                           lambda: partial_dependence(model, rows, feature, kind="individual"),
+                           "Predicting every row on the grid…")
     if output == "value":
         label, k = "predicted value", None
     elif len(model.classes_) == 2:
@@ -185,21 +195,37 @@ def show_pdp(model, dataset: Dataset, features: list[str], prefix: str, output: 
     else:  # the class the row above is predicted, as in its waterfall
         k = _class_column(model, edited)
         label = f"P({model.classes_[k]})"
+    if pair:
+        st.plotly_chart(ef.pdp_figure(pdp, (feature, second), label, style, class_index=k),
+                        width="stretch")
+        st.caption(f"The mean over {len(rows):,} of {len(dataset.X_train):,} training rows "
+                   "with both features set to each pair of grid values (Friedman 2001).")
+        return
     st.plotly_chart(ef.pdp_figure(pdp, feature, label, style, ice_rows=ICE_ROWS,
                                   centred=centred, class_index=k), width="stretch")
     st.caption(f"{len(rows):,} of {len(dataset.X_train):,} training rows, {ICE_ROWS} of them "
                "drawn as thin lines (Friedman 2001; Goldstein et al. 2015).")
 
 
+def tree_downloads(model, key: tuple, tree: int | None = None, name: str = "the tree") -> str:
+    """Download buttons for a fitted tree (or a forest's member ``tree``) as a Python
+    function and as a SQL CASE; returns the Python."""
+    python = compute_once(("tree-python", key, tree),
+                          lambda: tree_to_python(model, tree=tree), "Writing the tree…")
+    sql = compute_once(("tree-sql", key, tree), lambda: tree_to_sql(model, tree=tree),
+                       "Writing the tree…")
+    file = name.replace(" ", "_").removeprefix("the_")
+    left, right = st.columns(2)
+    left.download_button(f"Download {name} as Python", python, file_name=f"{file}.py",
+                         mime="text/x-python", width="stretch", on_click="ignore")
+    right.download_button(f"Download {name} as SQL", sql, file_name=f"{file}.sql",
+                          mime="text/plain", width="stretch", on_click="ignore")
+    return python
+
+
 def code_downloads(model, prefix: str, key: tuple) -> None:
     """The fitted tree as a Python function and as a SQL CASE, to download and to read."""
-    python = compute_once(("tree-python", key), lambda: tree_to_python(model), "Writing the tree…")
-    sql = compute_once(("tree-sql", key), lambda: tree_to_sql(model), "Writing the tree…")
-    left, right = st.columns(2)
-    left.download_button("Download the tree as Python", python, file_name="tree.py",
-                         mime="text/x-python", width="stretch")
-    right.download_button("Download the tree as SQL", sql, file_name="tree.sql",
-                          mime="text/plain", width="stretch")
+    python = tree_downloads(model, key)
     shown = url.bound(st.expander, "Read the tree as Python", key=f"{prefix}_code_view")
     if shown.open:
         with shown:
@@ -219,8 +245,8 @@ def view(model, dataset: Dataset, features: list[str], prefix: str, output: str,
     def tab() -> None:
         _draw(model, dataset, features, prefix, output, key, style, rounds, pdp, code)
         if not url.in_full_run():  # a full run writes the URL at its end
-            url.write([f"{prefix}_why_row", f"{prefix}_pdp", f"{prefix}_pdp_centred",
-                       f"{prefix}_code_view"])
+            url.write([f"{prefix}_why_row", f"{prefix}_pdp", f"{prefix}_pdp2",
+                       f"{prefix}_pdp_centred", f"{prefix}_code_view"])
             refresh_link()  # the open "Link to this view" box follows
 
     tab()

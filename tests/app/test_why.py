@@ -107,3 +107,21 @@ def test_the_tree_page_counts_the_test_rows_in_its_nodes():
     assert_clean(at)
     dot = at.get("graphviz_chart")[0].proto.spec
     assert "test: 38 reached, " in dot  # the root: every test row
+
+
+def test_the_forest_offers_the_tree_on_screen_as_code():
+    at = run_app(PAGES["rf"][0], data="iris", rf_trees="10", rf_view="Inside the forest",
+                 rf_tree="3")
+    assert_clean(at)
+    labels = [b.label for b in at.get("download_button")]
+    assert "Download tree 3 as Python" in labels and "Download tree 3 as SQL" in labels
+
+
+def test_two_features_give_a_map_of_the_mean_prediction():
+    at = run_app(PAGES["gb"][0], data="iris", gb_view=WHY, gb_pdp="petal_length",
+                 gb_pdp2="petal_width", gb_rounds="12")
+    assert_clean(at)
+    assert not at.error, [e.value for e in at.error]
+    heatmaps = [t for f in _figures(at) for t in f["data"] if t.get("type") == "heatmap"]
+    assert len(heatmaps) == 1
+    assert at.toggle(key="gb_pdp_centred").disabled
