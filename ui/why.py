@@ -203,8 +203,9 @@ def show_pdp(model, dataset: Dataset, features: list[str], prefix: str, output: 
         return
     st.plotly_chart(ef.pdp_figure(pdp, feature, label, style, ice_rows=ICE_ROWS,
                                   centred=centred, class_index=k), width="stretch")
-    st.caption(f"{len(rows):,} of {len(dataset.X_train):,} training rows, {ICE_ROWS} of them "
-               "drawn as thin lines (Friedman 2001; Goldstein et al. 2015).")
+    st.caption(f"{len(rows):,} of {len(dataset.X_train):,} training rows; {ICE_ROWS} of them "
+               "drawn one by one, each row's own curve (ICE; Friedman 2001, Goldstein et al. "
+               "2015).")
 
 
 def tree_downloads(model, key: tuple, tree: int | None = None, name: str = "the tree") -> str:
