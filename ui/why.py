@@ -75,18 +75,8 @@ def show_changes(start: pd.DataFrame, edited: pd.DataFrame, changed: list[str]) 
     tables.show(both[changed], style=lambda f: _marked(f, changed))
 
 
-#: What each page's explanation is in: class probabilities (trees, forests, bagging), the
-#: boosted score (its decision function), or the predicted value (regression).
-OUTPUT_LABELS = {"proba": "P({c})", "score": "score of {c}", "value": "predicted value"}
-
-
-def _class_column(model, edited: pd.DataFrame) -> int:
-    """The class a classifier's explanation is about: the one it predicts for the row."""
-    return int(np.searchsorted(model.classes_, model.predict(edited)[0]))
-
-
-def show_prediction(model, edited: pd.DataFrame, start: pd.DataFrame, classify: bool) -> None:
-    predicted, before = model.predict(edited)[0], model.predict(start)[0]
+def show_prediction(model, edited: pd.DataFrame, predicted, before, classify: bool) -> None:
+    """The prediction for the edited row (and the test row's, when it differs)."""
     if classify:
         changed = "" if predicted == before else f" (the test row: {before})"
         st.markdown(f"Predicted: **{literal(predicted)}**{literal(changed)}")
@@ -99,21 +89,23 @@ def show_prediction(model, edited: pd.DataFrame, start: pd.DataFrame, classify: 
         st.markdown(f"Predicted: **{predicted:.4g}**{changed}")
 
 
-def _explained(model, edited: pd.DataFrame, output: str) -> tuple[float, np.ndarray, str]:
-    """(start, parts per feature, what the output is) of the edited row."""
+def _explained(model, edited: pd.DataFrame, output: str,
+               k: int | None) -> tuple[float, np.ndarray, str]:
+    """(start, parts per feature, what the output is) of the edited row; ``k`` the class
+    it is predicted (classifiers)."""
     bias, contrib = contributions(model, edited)
     if contrib.ndim == 3:  # one column per class: the predicted class's
-        k = _class_column(model, edited)
-        return float(bias[0, k]), contrib[0, :, k], OUTPUT_LABELS[output].format(c=model.classes_[k])
+        label = f"P({model.classes_[k]})" if output == "proba" else f"score of {model.classes_[k]}"
+        return float(bias[0, k]), contrib[0, :, k], label
     if output == "score":  # two classes, one score: the second class's
         return (float(bias[0]), contrib[0],
                 f"score of {model.classes_[1]} (against {model.classes_[0]})")
-    return float(bias[0]), contrib[0], OUTPUT_LABELS["value"]
+    return float(bias[0]), contrib[0], "predicted value"
 
 
-def show_waterfall(model, edited: pd.DataFrame, output: str, style) -> None:
+def show_waterfall(model, edited: pd.DataFrame, output: str, k: int | None, style) -> None:
     try:
-        start, parts, label = _explained(model, edited, output)
+        start, parts, label = _explained(model, edited, output, k)
     except (ValueError, TypeError) as error:
         st.warning(f"**This row cannot be explained.** {literal(error)}")
         return
@@ -132,11 +124,11 @@ def _shown(value) -> str:
     return f"{value:.4g}" if isinstance(value, (float, np.floating)) else str(value)
 
 
-def show_rounds(model, edited: pd.DataFrame, prefix: str, output: str, style) -> None:
+def show_rounds(model, edited: pd.DataFrame, prefix: str, output: str, k: int | None,
+                style) -> None:
     """How each boosting round moved the edited row's score (the round on screen marked)."""
     start, parts = round_contributions(model, edited)
     if parts.ndim == 3:  # K scores: the predicted class's
-        k = _class_column(model, edited)
         start, parts = np.ravel(start)[0] if np.ndim(start) < 2 else start[0, k], parts[0, :, k]
     else:  # one score: the second class's (or the value)
         k, start, parts = 1, np.ravel(start)[0], parts[0]
@@ -162,7 +154,7 @@ def _pdp_rows(dataset: Dataset, features: list[str]) -> pd.DataFrame:
 
 
 def show_pdp(model, dataset: Dataset, features: list[str], prefix: str, output: str, key: tuple,
-             edited: pd.DataFrame, style) -> None:
+             k: int | None, style) -> None:
     """The mean prediction as one feature varies, all else as in the data (with ICE)."""
     picked, second_slot, centred_slot = st.columns([3, 3, 2], vertical_alignment="bottom")
     strongest = int(np.argmax(model.feature_importances_))  # opens on the most important
@@ -189,11 +181,10 @@ def show_pdp(model, dataset: Dataset, features: list[str], prefix: str, output: 
                            lambda: partial_dependence(model, rows, feature, kind="individual"),
                            "Predicting every row on the grid…")
     if output == "value":
-        label, k = "predicted value", None
+        label = "predicted value"
     elif len(model.classes_) == 2:
         label, k = f"P({model.classes_[1]})", None
     else:  # the class the row above is predicted, as in its waterfall
-        k = _class_column(model, edited)
         label = f"P({model.classes_[k]})"
     if pair:
         st.plotly_chart(ef.pdp_figure(pdp, (feature, second), label, style, class_index=k),
@@ -240,6 +231,8 @@ def view(model, dataset: Dataset, features: list[str], prefix: str, output: str,
          style, *, rounds: bool = False, pdp: bool = False, code: bool = False) -> None:
     """The whole tab: the row and its editor, the prediction, the changes, the waterfall;
     ``rounds`` (boosting), ``pdp`` (forest, boosting) and ``code`` (a single tree) add theirs.
+    ``output``: what the explanation is in — "proba" (class probabilities: trees, forests),
+    "score" (the boosted score, its decision function) or "value" (regression).
 
     Drawn in a fragment: an edit of the row reruns this tab only, not the page."""
     @st.fragment
@@ -255,16 +248,20 @@ def view(model, dataset: Dataset, features: list[str], prefix: str, output: str,
 
 def _draw(model, dataset, features, prefix, output, key, style, rounds, pdp, code) -> None:
     start, edited = edited_row(dataset, features, prefix)
+    classify = dataset.task == "classification"
     try:
-        show_prediction(model, edited, start, dataset.task == "classification")
+        predicted, before = model.predict(edited)[0], model.predict(start)[0]
     except (ValueError, TypeError) as error:  # a typed value the model cannot read
         st.warning(f"**This row cannot be predicted.** {literal(error)} Change the value named.")
         return
+    # the class every view explains: the one the edited row is predicted
+    k = int(np.searchsorted(model.classes_, predicted)) if classify else None
+    show_prediction(model, edited, predicted, before, classify)
     show_changes(start, edited, changed_columns(start, edited))
-    show_waterfall(model, edited, output, style)
+    show_waterfall(model, edited, output, k, style)
     if rounds:
-        show_rounds(model, edited, prefix, output, style)
+        show_rounds(model, edited, prefix, output, k, style)
     if pdp:
-        show_pdp(model, dataset, features, prefix, output, key, edited, style)
+        show_pdp(model, dataset, features, prefix, output, key, k, style)
     if code:
         code_downloads(model, prefix, key)

@@ -80,8 +80,8 @@ def test_the_explained_class_is_the_predicted_one_and_adds_up(make):
     y = np.where(X["p"] + X["q"] > 0.5, "hi", np.where(X["r"] > 0, "mid", "lo"))
     model = make().fit(X, y)
     row = X.iloc[[4]]
-    start, parts, label = why._explained(model, row, "proba")
     k = int(np.searchsorted(model.classes_, model.predict(row)[0]))
+    start, parts, label = why._explained(model, row, "proba", k)
     assert label == f"P({model.classes_[k]})"
     assert np.isclose(start + parts.sum(), model.predict_proba(row)[0, k])
     bias, contrib = contributions(model, row)
