@@ -333,13 +333,6 @@ def _describe_splits(record, at, cands, chosen, split_local, orders, prep):
     feature = cands.feature[chosen]
     record.feature[at] = feature
     record.missing[at] = cands.missing[chosen]
-    if not len(prep.categorical):  # numeric splits only: two children each
-        record.threshold[at] = cands.threshold[chosen]
-        record.kind[at] = NUMERIC
-        record.n_children[at] = 2
-        first = np.cumsum(record.n_children) - record.n_children
-        record.first_child[:] = np.where(record.n_children > 0, first, -1)
-        return
     categorical = prep.n_categories[feature] > 0
     record.threshold[at] = np.where(categorical, np.nan, cands.threshold[chosen])
     multiway = categorical & ~np.isin(feature, list(orders)) if categorical.any() else categorical

@@ -526,7 +526,6 @@ class RoundGrower:
     """
 
     def __init__(self, template, X_enc: np.ndarray, encoder, classes=None):
-        self.template, self.encoder, self.classes = template, encoder, classes
         self.bins = resolve_bins(template.binning, X_enc, encoder.n_categories_,
                                  template.max_bins)
         prep = prepare_features(X_enc if self.bins is None else self.bins.transform(X_enc),
