@@ -153,7 +153,9 @@ def waterfall_figure(bias: float, parts: np.ndarray, names: Sequence[str], outpu
         connector=dict(line=dict(color=style.grid_color, width=1)), showlegend=False))
     fig.update_yaxes(tickvals=positions, ticktext=labels, autorange="reversed", showgrid=False,
                      zeroline=False)
-    fig.update_xaxes(range=_padded_range(running), title_text=_label(output_label))
+    # the numbers past the bars take room in proportion to the type (large on a projector)
+    room = 0.2 * style.font_size / NORMAL.font_size
+    fig.update_xaxes(range=_padded_range(running, room), title_text=_label(output_label))
     fig.update_layout(height=90 + 3 * style.font_size + len(labels) * _row_height(style))
     return style.apply(fig, title="Contributions to this row's output")
 
