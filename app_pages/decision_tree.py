@@ -57,15 +57,22 @@ with views[0]:
             typed_col, fit_col = st.columns(2)
             followed = td.followed_row(model, dataset, features, row_col, typed_col)
             fit = url.bound(fit_col.toggle, "Shrink to fit", key="dt_fit", help=td.FIT_HELP)
-            counted = url.bound(st.toggle, f"Count the {data_controls.scored_rows_title(dataset)} "
-                                "in each node", key="dt_test_counts",
+            counted_col, hist_col = st.columns(2)
+            counted = url.bound(counted_col.toggle, "Count the "
+                                f"{data_controls.scored_rows_title(dataset)} in each node",
+                                key="dt_test_counts",
                                 help="Each node also says how many of the scored rows reach it "
                                      "and (classes) how many of those are of its own class.")
+            histograms = url.bound(hist_col.toggle, "Histogram in each split", key="dt_node_hist",
+                                   help=td.HISTOGRAM_HELP)
         path = td.path_of(model, followed)
         counts = node_test_counts(model, X_test, y_test) if counted else None
+        hists = td.node_histograms(model, X_fit, y_fit, depth_limit) if histograms else None
         dot = tree_to_dot(model, style=tree_style, max_depth=depth_limit, highlight_path=path,
-                          test_counts=counts, missing_features=missing)
+                          test_counts=counts, histograms=hists, missing_features=missing)
         td.diagram(dot, tree_style, fit=fit)
+        if histograms:
+            td.histogram_caption(model, len(X_fit))
         td.downloads(dot)
         if path is not None:
             td.explain(model, followed, missing)

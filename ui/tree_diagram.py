@@ -18,6 +18,7 @@ from ui import tree_controls as tc
 from ui.nb_controls import typed_row
 from ui.params import cache_key
 from ui.stepper import stepped
+from viz import tree_hist
 from viz.diagram_export import FORMATS, drawn_width, render_dot, unavailable_reason
 from viz.style import Style
 from viz.tree_dot import chart_css, default_display_depth, tree_to_dot
@@ -118,6 +119,30 @@ def _suggestion(model, X_test: pd.DataFrame, y_test: pd.Series) -> str:
         wrong = np.flatnonzero(predicted != y_test.to_numpy())
         return f"e.g. {wrong[0]}: misclassified" if len(wrong) else "pick a row"
     return f"e.g. {int(np.argmax(np.abs(predicted - y_test.to_numpy(dtype=float))))}: furthest off"
+
+
+HISTOGRAM_HELP = ("Under each question, the training rows that reach the node, binned on the "
+                  "feature it asks about and stacked by class; a dark line marks the threshold "
+                  "and a dark strip the values that answer yes.")
+
+
+def node_histograms(model, X_fit: pd.DataFrame, y_fit: pd.Series,
+                    depth_limit: int) -> dict:
+    """The split histograms of the nodes drawn (down to ``depth_limit``), over at most
+    ``tree_hist.HIST_ROWS`` training rows."""
+    X, y = tree_hist.training_sample(X_fit, y_fit)
+    tree = model.tree_
+    return tree_hist.node_histograms(model, X, y, np.flatnonzero(tree.depth <= depth_limit))
+
+
+def histogram_caption(model, n_rows: int) -> None:
+    counted = min(n_rows, tree_hist.HIST_ROWS)
+    rows = f"{counted:,} of {n_rows:,} training rows (a seeded sample)" \
+        if counted < n_rows else "the training rows"
+    stacked = "stacked by class" if hasattr(model, "classes_") else "counted"
+    st.caption(f"Histograms: {rows} reaching each split, binned on its feature and {stacked}. "
+               "The dark line is the threshold; the dark strip under the bars marks the "
+               "values that answer **yes** (left).")
 
 
 def path_of(model, followed: Followed | None) -> np.ndarray | None:

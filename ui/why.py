@@ -5,7 +5,8 @@ is in the URL), the student edits any of its values, and below the editor, for t
 as edited: the prediction with its class probabilities, the changed values marked, the
 path contributions as a waterfall (``engine.inspection.contributions``), on the boosting
 pages how each round moved the row's score, and on the forest and boosting pages the
-partial dependence of the prediction on one feature, with ICE curves.
+partial dependence of the prediction on one feature, with ICE curves; on the Decision
+Tree page the edited row's path down the tree.
 """
 from __future__ import annotations
 
@@ -17,9 +18,11 @@ from engine.data import Dataset
 from engine.inspection import contributions, partial_dependence, round_contributions
 from engine.tree_code import tree_to_python, tree_to_sql
 from viz import explain_figures as ef
+from viz.tree_dot import tree_to_dot
 
 from . import data_controls as dc
 from . import tables, url
+from . import tree_diagram as td
 from .fitting import compute_once
 from .markdown import literal
 from .nb_controls import typed_row
@@ -116,6 +119,27 @@ def show_waterfall(model, edited: pd.DataFrame, output: str, k: int | None, styl
     st.caption("From the training average (the root) to this row's output: each bar is what "
                "one feature's splits along the row's path added or took away (Saabas 2014). "
                "The bars add up to the output exactly.")
+
+
+def show_path(model, dataset: Dataset, features: list[str], edited: pd.DataFrame,
+              changed: list[str], style) -> None:
+    """The tree drawn along the edited row's path (the other branches folded), the nodes
+    that ask about a changed value named below it."""
+    path = td.path_of(model, td.Followed(edited, "Your row"))
+    if path is None:
+        return
+    missing = [j for j, c in enumerate(features) if dataset.X_train[c].isna().any()]
+    tree_style = td.diagram_style(style)
+    st.markdown("**Its path down the tree**")
+    td.diagram(tree_to_dot(model, style=tree_style, highlight_path=path, path_only=True,
+                           missing_features=missing), tree_style)
+    asked = {features[int(model.tree_.feature[n])] for n in path[:-1]}
+    moved = [c for c in changed if c in asked]
+    note = (f" The path asks about what you changed: {literal(', '.join(moved))}."
+            if moved else " The path asks about none of the values you changed." if changed
+            else "")
+    st.caption("The row's path is drawn thick; each branch it does not take is folded into "
+               f"a box.{note}")
 
 
 def _shown(value) -> str:
@@ -230,7 +254,8 @@ def code_downloads(model, prefix: str, key: tuple) -> None:
 def view(model, dataset: Dataset, features: list[str], prefix: str, output: str, key: tuple,
          style, *, rounds: bool = False, pdp: bool = False, code: bool = False) -> None:
     """The whole tab: the row and its editor, the prediction, the changes, the waterfall;
-    ``rounds`` (boosting), ``pdp`` (forest, boosting) and ``code`` (a single tree) add theirs.
+    ``rounds`` (boosting), ``pdp`` (forest, boosting) and ``code`` (a single tree: its
+    path and its code) add theirs.
     ``output``: what the explanation is in — "proba" (class probabilities: trees, forests),
     "score" (the boosted score, its decision function) or "value" (regression).
 
@@ -257,8 +282,11 @@ def _draw(model, dataset, features, prefix, output, key, style, rounds, pdp, cod
     # the class every view explains: the one the edited row is predicted
     k = int(np.searchsorted(model.classes_, predicted)) if classify else None
     show_prediction(model, edited, predicted, before, classify)
-    show_changes(start, edited, changed_columns(start, edited))
+    changed = changed_columns(start, edited)
+    show_changes(start, edited, changed)
     show_waterfall(model, edited, output, k, style)
+    if code:
+        show_path(model, dataset, features, edited, changed, style)
     if rounds:
         show_rounds(model, edited, prefix, output, k, style)
     if pdp:

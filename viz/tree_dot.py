@@ -18,6 +18,7 @@ from engine.tree._tree import CATEGORICAL_BINARY, CATEGORICAL_MULTIWAY, NUMERIC
 
 from ._text import MAX_NAMED_VALUES, value_list
 from .style import Style
+from .tree_hist import NodeHistogram, histogram_html
 
 #: Colour of a highlighted decision path (not a class colour, so it never means a class).
 HIGHLIGHT = "#D4145A"
@@ -200,13 +201,16 @@ def chart_css(style: Style, *, fit: bool = False, framed: bool = False) -> str:
     return "<style>" + "\n".join(rules) + "</style>"
 
 
-def _rows(model, tree, node: int, names: TreeNames, criterion: str, style: Style) -> list[str]:
+def _rows(model, tree, node: int, names: TreeNames, criterion: str, style: Style,
+          histogram: NodeHistogram | None = None) -> list[str]:
     """Lines of the label of ``node`` as HTML table rows (escaped); short, so nodes stay narrow."""
     size = font_sizes(style)[2 if node == 0 else 1]  # the root is read from the back of the room
     rows = []
     question = split_text(tree, node, names)
     if question:
         rows.append(f'<FONT POINT-SIZE="{size}"><B>{_e(question)}</B></FONT>')
+    if histogram is not None:
+        rows.append(histogram_html(histogram, style, font_sizes(style)[0]))
     rows.append(f"samples = {int(tree.n_node_samples[node]):,}")
     value = tree.value[node]
     if _is_classifier(model):
@@ -259,8 +263,16 @@ def default_display_depth(tree, max_boxes: int = 10, limit: int = 4) -> int:
     return 1
 
 
-def _shown(tree, max_depth: int | None) -> tuple[np.ndarray, np.ndarray]:
-    """Nodes drawn, and the drawn nodes whose children are hidden by the depth limit."""
+def _shown(tree, max_depth: int | None,
+           around: Iterable[int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Nodes drawn, and the drawn nodes whose children are hidden: by the depth limit, or
+    (``around`` a path) every node off the path, which is drawn with its children only."""
+    if around is not None:
+        path = np.asarray(sorted(int(i) for i in around), dtype=np.intp)
+        on = np.zeros(tree.node_count, dtype=bool)
+        on[path] = True
+        shown = np.flatnonzero(on | ((tree.parent >= 0) & on[np.maximum(tree.parent, 0)]))
+        return shown, shown[~on[shown] & (tree.children_left[shown] >= 0)]
     if max_depth is None:
         return np.arange(tree.node_count), np.zeros(0, dtype=np.intp)
     shown = np.flatnonzero(tree.depth <= max_depth)
@@ -309,6 +321,8 @@ def tree_to_dot(
     missing_features: Iterable[int] | None = None,
     removed: Iterable[int] | None = None,
     test_counts: tuple[np.ndarray, np.ndarray | None] | None = None,
+    histograms: dict[int, NodeHistogram] | None = None,
+    path_only: bool = False,
 ) -> str:
     """The tree as DOT text for ``st.graphviz_chart`` (or ``dot -Tsvg``).
 
@@ -342,6 +356,12 @@ def tree_to_dot(
         Per node, the rows of a test set that reach it and, for a classifier, how many
         of them are of its class (``engine.inspection.node_test_counts``): one more line
         in each node, "test: 12 reached, 10 of its class".
+    histograms : {node: NodeHistogram}, optional
+        Drawn under the question of those nodes: the class histogram of the node's
+        feature, threshold marked (``viz.tree_hist.node_histograms``).
+    path_only : bool
+        Draw only the nodes of ``highlight_path`` and their children (the other
+        subtrees folded into "… n more nodes" boxes): a long path in a big tree fits.
 
     Returns
     -------
@@ -355,7 +375,7 @@ def tree_to_dot(
     if criterion == "gain_ratio":
         criterion = "entropy"  # C4.5 measures node impurity by entropy
     path = set(int(i) for i in highlight_path) if highlight_path is not None else set()
-    shown, cut = _shown(tree, max_depth)
+    shown, cut = _shown(tree, max_depth, path if path_only and path else None)
     value_range = (tree.value[:, 0].min(), tree.value[:, 0].max())
     lines = _header(style)
     cut_splits = set() if removed is None else set(int(i) for i in removed)
@@ -368,7 +388,8 @@ def tree_to_dot(
             attrs = f'fillcolor="{REMOVED_FILL}", color="{REMOVED}", fontcolor="{REMOVED}"'
         if node in cut_splits or node in gone:
             attrs += ', style="dashed,rounded,filled"'
-        rows = _rows(model, tree, node, names, criterion, style)
+        rows = _rows(model, tree, node, names, criterion, style,
+                     None if histograms is None else histograms.get(int(node)))
         if test_counts is not None:
             rows.append(_test_row(test_counts, node))
         lines.append(f'n{node} [label={_label(rows)}, '
@@ -377,7 +398,7 @@ def tree_to_dot(
     lines += _edges(tree, shown, path, names, style, noted, gone)
     lines += _collapsed(tree, cut, style)
     bottom = [f"n{i}" for i in shown if tree.children_left[i] < 0] + [f"more{i}" for i in cut]
-    if len(bottom) > 1 and style.leaves_in_a_row:
+    if len(bottom) > 1 and style.leaves_in_a_row and not path_only:  # a path stays compact
         lines.append("{rank=same; " + "; ".join(bottom) + ";}")
     lines.append("}")
     return "\n".join(lines)

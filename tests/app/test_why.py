@@ -125,3 +125,21 @@ def test_two_features_give_a_map_of_the_mean_prediction():
     heatmaps = [t for f in _figures(at) for t in f["data"] if t.get("type") == "heatmap"]
     assert len(heatmaps) == 1
     assert at.toggle(key="gb_pdp_centred").disabled
+
+
+def test_the_tree_page_draws_a_class_histogram_in_each_split():
+    at = run_app(PAGES["dt"][0], data="iris", dt_max_depth="2", dt_node_hist="true")
+    assert_clean(at)
+    dot = at.get("graphviz_chart")[0].proto.spec
+    splits = dot.count("≤")  # every numeric split of iris draws its histogram
+    assert splits >= 2 and dot.count('WIDTH="2" HEIGHT="28" BGCOLOR="#1f2430"') == splits
+    assert any("Histograms: the training rows" in c.value for c in at.caption)
+
+
+def test_the_tree_pages_why_tab_draws_the_rows_path():
+    at = run_app(PAGES["dt"][0], data="spambase", dt_max_depth="6", dt_view=WHY,
+                 dt_why_row="4")
+    assert_clean(at)
+    dots = [c.proto.spec for c in at.get("graphviz_chart")]
+    assert len(dots) == 1 and "more nodes" in dots[0] and 'color="#D4145A"' in dots[0]
+    assert any("The row's path is drawn thick" in c.value for c in at.caption)

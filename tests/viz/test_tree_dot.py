@@ -107,6 +107,21 @@ def test_highlighted_path_edges_and_borders(iris):
     assert [int(i) for i in bordered] == path.tolist()
 
 
+def test_a_path_alone_draws_its_nodes_and_their_children_and_folds_the_rest():
+    data = Dataset(load_sample("spambase"), "spam")
+    model = DecisionTreeClassifier(max_depth=8).fit(data.X_train, data.y_train)
+    tree = model.tree_
+    path = np.flatnonzero(model.decision_path(data.X_test.iloc[[5]])[0])
+    dot = tree_to_dot(model, highlight_path=path, path_only=True)
+    children = np.flatnonzero(np.isin(tree.parent, path))
+    assert sorted(int(i[1:]) for i in node_ids(dot)) == sorted({0, *path.tolist(), *children.tolist()})
+    folded = [c for c in children if c not in path and tree.children_left[c] >= 0]
+    below = {c: int(n) for c, n in re.findall(r"^more(\d+) \[label=\"… (\d+) more", dot, re.M)}
+    assert sorted(int(c) for c in below) == sorted(folded)
+    # every node is drawn or counted in one box
+    assert len(node_ids(dot)) + sum(below.values()) == tree.node_count
+
+
 def test_depth_limit_folds_subtrees_into_a_more_box(iris):
     model, _ = iris
     tree = model.tree_
