@@ -12,12 +12,20 @@ from functools import cached_property
 import numpy as np
 
 from ._search_sorted import Runs, numeric_chunk
-from ._splitter import Candidates, Level, gather, order_by, varies_in_runs
+from ._splitter import Candidates, Level, NumericInput, gather, order_by, varies_in_runs
 
 #: Bound on the (row, drawn column) entries a forest's level searches at once: each
 #: entry costs about 80 bytes of sort keys, runs and running sums while it is searched,
 #: so a level's search holds at most ≈ 20 MB however many trees grow in the stack.
 DRAWN_CHUNK_ENTRIES = 250_000
+
+
+def search(inp: NumericInput, features: np.ndarray, allowed: np.ndarray) -> Candidates:
+    """The :data:`._splitter.NumericSearch` of a forest's drawn pairs, on the stacked
+    rows' source."""
+    source = inp.prep.source
+    return drawn_numeric_candidates(inp.crit, inp.level, source.numeric_values, source.rank,
+                                    features, allowed, inp.min_leaf)
 
 
 def drawn_numeric_candidates(crit, level, values, rank, columns, allowed, min_leaf) -> Candidates:

@@ -2,7 +2,8 @@
 
 :class:`ExactSearch` is the :class:`._builder.Search` of a tree and of a forest's
 stacked trees. At each level it counts each group of numeric features its cheapest way
-(:func:`_numeric_parts`, the one place the choice is made) and every categorical feature
+(:func:`_numeric_plan`, the one place the choice is made; each search is a
+:data:`._splitter.NumericSearch`) and every categorical feature
 by category:
 
 * features mostly of one value, through their other values (:mod:`._search_sparse`),
@@ -24,6 +25,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from . import _search_drawn, _search_histogram, _search_sorted, _search_sparse
 from ._binning import PreparedFeatures
 from ._criteria import Criterion, whole_weights
 from ._search_categorical import (
@@ -31,11 +33,8 @@ from ._search_categorical import (
     category_histogram,
     multiway_candidates,
 )
-from ._search_drawn import drawn_numeric_candidates
-from ._search_histogram import histogram_candidates
-from ._search_sorted import numeric_candidates
-from ._search_sparse import SparseBits, sparse_numeric_candidates
-from ._splitter import Candidates, gather, order_by, select_candidates
+from ._search_sparse import SparseBits
+from ._splitter import Candidates, NumericInput, NumericSearch, gather, order_by, select_candidates
 
 if TYPE_CHECKING:
     from ._builder import GrowParams
@@ -344,41 +343,34 @@ HISTOGRAM_SLOTS_PER_ROW = 4.0
 
 
 def _numeric_parts(prep, crit, level, order, min_leaf, allowed=None) -> list[Candidates]:
-    """Numeric candidates, each feature counted its cheapest way (the one place the
-    search of a feature is chosen): sparse features through their other values;
-    few-valued ones by histogram while the slots are few; the rest by sorting the
-    drawn pairs (a forest) or along presorted orders."""
+    """Numeric candidates, each group of features through its search."""
+    inp = NumericInput(prep, crit, level, order, min_leaf)
     numeric_allowed = None if allowed is None else allowed[:, prep.numeric]
+    parts = []
+    for search, features in _numeric_plan(prep, level, order, drawn=allowed is not None):
+        part = search(inp, features, None if allowed is None else numeric_allowed[:, features])
+        part.feature = prep.numeric[features[part.feature]]
+        parts.append(part)
+    return parts
+
+
+def _numeric_plan(prep, level, order, drawn: bool) -> list[tuple[NumericSearch, np.ndarray]]:
+    """The one place a numeric feature's search is chosen, level by level: sparse
+    features through their other values; few-valued ones by histogram while the slots
+    are few; the rest by sorting the drawn pairs (a forest) or along presorted orders.
+    Each group of features (positions in ``prep.numeric``) with its search."""
     slots = level.n_nodes * (prep.n_bins + 1)
     by_histogram = slots <= HISTOGRAM_SLOTS_PER_ROW * len(level.rows)
     by_sorting = np.ones(len(prep.numeric), dtype=bool)
-    parts = []
+    plan = []
     if order is not None and len(order.sparse):
         by_histogram &= ~order.is_sparse[prep.coded]
         by_sorting[order.sparse] = False
-        part = sparse_numeric_candidates(crit, level, order.sparse_mode, order.sparse_entries,
-                                         None if allowed is None else numeric_allowed[:, order.sparse])
-        part.feature = prep.numeric[order.sparse[part.feature]]
-        parts.append(part)
+        plan.append((_search_sparse.search, order.sparse))
     by_sorting[prep.coded[by_histogram]] = False
-    sorted_ = np.flatnonzero(by_sorting)
     if by_histogram.any():
-        coded = np.flatnonzero(by_histogram)
-        coded_allowed = None if allowed is None else numeric_allowed[:, prep.coded[coded]]
-        part = histogram_candidates(crit, level, prep, coded, min_leaf, coded_allowed)
-        part.feature = prep.numeric[part.feature]
-        parts.append(part)
-    if len(sorted_) and allowed is not None:
-        drawn = numeric_allowed[:, sorted_]
-        source = prep.source
-        part = drawn_numeric_candidates(crit, level, source.numeric_values, source.rank, sorted_,
-                                        drawn, min_leaf)
-        part.feature = prep.numeric[sorted_[part.feature]]
-        parts.append(part)
-    elif len(sorted_):
-        every = len(sorted_) == len(prep.numeric)  # then no copy of the values
-        values = prep.numeric_values if every else prep.numeric_values[sorted_]
-        part = numeric_candidates(crit, level, values, order.of(sorted_), min_leaf)
-        part.feature = prep.numeric[sorted_[part.feature]]
-        parts.append(part)
-    return parts
+        plan.append((_search_histogram.search, prep.coded[by_histogram]))
+    if by_sorting.any():
+        plan.append((_search_drawn.search if drawn else _search_sorted.search,
+                     np.flatnonzero(by_sorting)))
+    return plan

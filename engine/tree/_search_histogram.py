@@ -14,7 +14,21 @@ import numpy as np
 
 from ._binning import PreparedFeatures, smallest_int
 from ._search_drawn import DrawnEntries
-from ._splitter import Candidates, gather, keep_valid, missing_only_candidates, score_binary
+from ._splitter import (
+    Candidates,
+    NumericInput,
+    gather,
+    keep_valid,
+    missing_only_candidates,
+    score_binary,
+)
+
+
+def search(inp: NumericInput, features: np.ndarray, allowed=None) -> Candidates:
+    """The :data:`._splitter.NumericSearch` by histogram; ``features`` must be coded
+    (in ``prep.coded``)."""
+    coded = np.searchsorted(inp.prep.coded, features)  # positions in prep.coded (ascending)
+    return histogram_candidates(inp.crit, inp.level, inp.prep, coded, inp.min_leaf, allowed)
 
 
 def histogram_candidates(crit, level, prep, coded, min_leaf, allowed=None) -> Candidates:
@@ -25,7 +39,7 @@ def histogram_candidates(crit, level, prep, coded, min_leaf, allowed=None) -> Ca
     per statistic fills all of them. Only occupied slots are kept (plus every run's
     missing slot, which closes the run); cumulative sums along them give every cut.
     ``allowed`` (m, len(coded)), if given, limits the runs to the (node, feature) pairs
-    drawn for a forest. Returned ``feature`` indexes ``prep.numeric``.
+    drawn for a forest. Returned ``feature`` indexes ``coded``.
     """
     m, n_stats = level.n_nodes, crit.n_stats
     runs = _histogram_runs(level, prep, coded, allowed)
@@ -51,15 +65,13 @@ def histogram_candidates(crit, level, prep, coded, min_leaf, allowed=None) -> Ca
     lo, hi = prep.bin_values[offset + slot_bin[cut]], prep.bin_values[offset + slot_bin[cut + 1]]
     threshold = lo / 2.0 + hi / 2.0
     threshold = np.where(threshold >= hi, lo, threshold)
-    feature = prep.coded[coded][f_pos]
-    cands = Candidates(node, feature, score, gain, slot_bin[cut], threshold, missing, first)
+    cands = Candidates(node, f_pos, score, gain, slot_bin[cut], threshold, missing, first)
     if has_nan:
         shape = (len(coded), m, n_stats)
         full_present, full_nan = np.zeros(shape), np.zeros(shape)
         full_present[runs.feature, runs.node] = present_tot
         full_nan[runs.feature, runs.node] = nan
         extra = missing_only_candidates(crit, level, full_present, full_nan, min_leaf)
-        extra.feature = prep.coded[coded][extra.feature]
         cands = Candidates.concat([cands, extra])
     return keep_valid(cands)
 

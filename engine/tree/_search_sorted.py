@@ -15,6 +15,7 @@ import numpy as np
 
 from ._splitter import (
     Candidates,
+    NumericInput,
     cumsum0,
     gather,
     keep_valid,
@@ -36,6 +37,15 @@ FILTER_SHARE = 0.3
 
 #: Bound on the float elements of one feature chunk's cumulative-sum array.
 CHUNK_ELEMENTS = 4_000_000
+
+
+def search(inp: NumericInput, features: np.ndarray, allowed=None) -> Candidates:
+    """The :data:`._splitter.NumericSearch` along the orders the exact search keeps
+    (every node searches every feature: ``allowed`` is None)."""
+    prep = inp.prep
+    every = len(features) == len(prep.numeric)  # then no copy of the values
+    values = prep.numeric_values if every else prep.numeric_values[features]
+    return numeric_candidates(inp.crit, inp.level, values, inp.order.of(features), inp.min_leaf)
 
 
 def numeric_candidates(crit, level, values, order, min_leaf) -> Candidates:

@@ -17,6 +17,7 @@ from ._search_sorted import (
 )
 from ._splitter import (
     Candidates,
+    NumericInput,
     gather,
     keep_valid,
     missing_only_candidates,
@@ -24,6 +25,15 @@ from ._splitter import (
     order_by,
     score_binary,
 )
+
+
+def search(inp: NumericInput, features: np.ndarray, allowed=None) -> Candidates:
+    """The :data:`._splitter.NumericSearch` through the entries off each feature's
+    common value that the exact search keeps; ``features`` must be its sparse ones
+    (``inp.order.sparse``, whose entries those are)."""
+    order = inp.order
+    return sparse_numeric_candidates(inp.crit, inp.level, order.sparse_mode,
+                                     order.sparse_entries, allowed)
 
 
 def sparse_numeric_candidates(crit, level, mode, entries, allowed=None) -> Candidates:

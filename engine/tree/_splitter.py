@@ -21,6 +21,9 @@ into :class:`Candidates` (node, feature, score, gain, rank, threshold, missing s
 and boosting's :mod:`._search_binned` searches every feature of rows binned once per
 ensemble fit.
 
+Every numeric search has one interface, :data:`NumericSearch`: a level in
+(:class:`NumericInput`) and a group of features, candidates out.
+
 This module holds what they share: the candidates, the scoring of binary splits with
 missing values tried on both sides, the choice of each node's split under the tie
 rule, and the array helpers. The textbook version of all this, one node at a time, is
@@ -28,7 +31,9 @@ rule, and the array helpers. The textbook version of all this, one node at a tim
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -75,6 +80,24 @@ class Level:
     @property
     def n_nodes(self) -> int:
         return len(self.totals)
+
+
+@dataclass(frozen=True)
+class NumericInput:
+    """What a numeric search reads at one level."""
+
+    prep: Any       # the fit's PreparedFeatures (its ``source`` for a forest's stacked rows)
+    crit: Any       # the Criterion, measured on the level
+    level: Level
+    order: Any      # what the exact search keeps level to level: orders, sparse entries
+    min_leaf: int   # min_samples_leaf
+
+
+#: ``search(inp, features, allowed) -> Candidates``: the candidates ``x <= t`` of the
+#: numeric features ``features`` (positions in ``inp.prep.numeric``) at the level;
+#: ``allowed`` (m, len(features)) the (node, feature) pairs a forest drew, or None for
+#: all. The result's ``feature`` indexes ``features``.
+NumericSearch = Callable[[NumericInput, np.ndarray, np.ndarray | None], Candidates]
 
 
 def _score(crit, left, right, parent, parent_imp, min_leaf, min_gain):

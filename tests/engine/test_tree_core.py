@@ -490,8 +490,8 @@ def test_sparse_search_grows_the_same_tree(seed, monkeypatch):
 
     X, y = mostly_one_value(seed)
     calls = []
-    search = exact.sparse_numeric_candidates
-    monkeypatch.setattr(exact, "sparse_numeric_candidates",
+    search = search_sparse.sparse_numeric_candidates
+    monkeypatch.setattr(search_sparse, "sparse_numeric_candidates",
                         lambda *a: calls.append(1) or search(*a))
     for criterion in ["gini", "entropy", "misclassification", "gain_ratio"]:
         trees = []
@@ -570,8 +570,8 @@ def test_sparse_search_grows_the_same_forest_and_weighted_tree(seed, monkeypatch
 
     X, y = mostly_one_value(seed)
     calls = []
-    search = exact.sparse_numeric_candidates
-    monkeypatch.setattr(exact, "sparse_numeric_candidates",
+    search = search_sparse.sparse_numeric_candidates
+    monkeypatch.setattr(search_sparse, "sparse_numeric_candidates",
                         lambda *a: calls.append((a[4] is not None, a[3])) or search(*a))
     weight = np.random.default_rng(seed).integers(0, 4, len(y)).astype(float)
     criterion = ["gini", "entropy", "misclassification", "gain_ratio"][seed % 4]
