@@ -192,9 +192,10 @@ def show_pdp(model, dataset: Dataset, features: list[str], prefix: str, output: 
                        ["none"] + [f for f in features if f != feature], key=f"{prefix}_pdp2",
                        help="Two features: the mean prediction over both grids, as a map.")
     pair = second != "none"
-    centred = url.bound(centred_slot.toggle, "Centre the curves", key=f"{prefix}_pdp_centred",
+    centred = url.bound(centred_slot.toggle, "Centred", key=f"{prefix}_pdp_centred",
                         disabled=pair,
-                        help="Start every curve at 0: the shapes are easier to compare.")
+                        help="Centre the curves: every one starts at 0, so their shapes "
+                             "are easier to compare.")
     rows = _pdp_rows(dataset, features)
     if pair:
         pdp = compute_once(("pdp", key, feature, second),
