@@ -341,6 +341,8 @@ def _describe_splits(record, at, cands, chosen, split_local, orders, prep):
     record.n_children[at] = np.where(multiway, prep.n_categories[feature], 2)
     first = np.cumsum(record.n_children) - record.n_children
     record.first_child[:] = np.where(record.n_children > 0, first, -1)
+    if not categorical.any():
+        return
     for j in np.unique(feature[categorical]):
         sel = np.flatnonzero(feature == j)
         n_cat = int(prep.n_categories[j])
@@ -392,6 +394,8 @@ def _fill_default_children(record, child_weight):
         heaviest[k] = np.argmax(child_weight[first[k]:first[k] + record.n_children[i]])
     record.missing[at] = np.where(record.missing[at] < 0, heaviest, record.missing[at])
     categorical = record.kind[at] != NUMERIC
+    if not categorical.any():  # no category table to fill
+        return
     record.unseen[at[categorical]] = heaviest[categorical]
     table = record.category_child[at]
     record.category_child[at] = np.where(table == _UNSEEN_HERE, heaviest[:, None], table)
