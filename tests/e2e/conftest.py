@@ -132,6 +132,51 @@ def wait_for_app(page, timeout: float = 60.0) -> None:
         page.wait_for_timeout(250)
 
 
+def _settled_box(page, locator, tries: int = 40) -> dict:
+    """The locator's box once it has stopped moving: two measures 250 ms apart agree (a
+    diagram or chart still being drawn above it moves it as it appears)."""
+    box = locator.bounding_box()
+    for _ in range(tries):
+        page.wait_for_timeout(250)
+        again = locator.bounding_box()
+        if again == box:
+            break
+        box = again
+    return box
+
+
+def empty_grid_cell(page, x_share: float, answer, state: str = "visible",
+                    attempts: int = 3) -> float:
+    """Empty the cell at ``x_share`` of the width of the page's first row editor (one
+    header row above one data row) and wait until the locator ``answer`` reaches
+    ``state``; returns the seconds from the edit's Enter to the answer.
+
+    The editor is a canvas grid: a click lands on whatever cell is under the pointer at
+    that moment, and one that arrives while the page is still settling can miss. So the
+    editor is brought into view and measured once it has stopped moving, right before
+    each click, and the edit is tried again (a bounded number of times) until the page
+    answers.
+    """
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    editor = page.locator('[data-testid="stDataFrameResizable"]').first
+    for attempt in range(attempts):
+        editor.scroll_into_view_if_needed()
+        wait_for_app(page)
+        grid = _settled_box(page, editor)
+        page.mouse.click(grid["x"] + grid["width"] * x_share, grid["y"] + grid["height"] * 0.75)
+        page.keyboard.press("Delete")
+        start = time.perf_counter()
+        page.keyboard.press("Enter")
+        try:
+            answer.wait_for(state=state, timeout=15_000)
+            return time.perf_counter() - start
+        except PlaywrightTimeout:
+            if attempt == attempts - 1:
+                raise
+    return float("nan")
+
+
 def exceptions(page) -> list[str]:
     return page.locator('[data-testid="stException"]').all_inner_texts()
 

@@ -3,9 +3,8 @@
 import xml.etree.ElementTree as ET
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from .conftest import SHAPES_CSV, exceptions, screenshot, upload, wait_for_app
+from .conftest import SHAPES_CSV, empty_grid_cell, exceptions, screenshot, upload, wait_for_app
 
 pytestmark = pytest.mark.e2e
 
@@ -122,32 +121,6 @@ def test_uploaded_csv_with_categories_and_missing_values(page, app_url):
     assert exceptions(page) == []
 
 
-def empty_editor_cell(page, column: int, columns: int, message: str, attempts: int = 3) -> None:
-    """Empty one cell of the typed row's editor and wait for ``message``.
-
-    The editor is a canvas grid: a click lands on whatever cell is under the pointer at
-    that moment, and one that arrives while the page is still settling can miss. So the
-    editor is brought into view and measured right before each click, and the edit is
-    tried again (a bounded number of times) until the page answers with the message.
-    """
-    editor = page.locator('[data-testid="stDataFrameResizable"]').first
-    for attempt in range(attempts):
-        editor.scroll_into_view_if_needed()
-        wait_for_app(page)
-        grid = editor.bounding_box()
-        # One header row above one data row; the columns share the width evenly.
-        page.mouse.click(grid["x"] + grid["width"] * (column + 0.5) / columns,
-                         grid["y"] + grid["height"] * 0.75)
-        page.keyboard.press("Delete")
-        page.keyboard.press("Enter")
-        try:
-            page.get_by_text(message).first.wait_for(timeout=15_000)
-            return
-        except PlaywrightTimeout:
-            if attempt == attempts - 1:
-                raise
-
-
 WATCH = """() => { window.__changed = null;
     const chart = document.querySelector('[data-testid="stGraphVizChart"]');
     new MutationObserver(() => { window.__changed ??= performance.now(); })
@@ -177,7 +150,7 @@ def test_spambase_parameter_change_redraws_the_diagram(page, app_url):
 @pytest.mark.slow
 def test_typed_row_with_an_emptied_cell_says_where_missing_values_go(page, app_url):
     open_tree_page(page, app_url, "data=iris&dt_typed=true&dt_row=0")
-    empty_editor_cell(page, column=2, columns=4, message="petal_length is missing")
+    empty_grid_cell(page, 2.5 / 4, page.get_by_text("petal_length is missing").first)
     wait_for_app(page)
     steps = page.locator("li").all_inner_texts()
     missing = [s for s in steps if s.startswith("petal_length is missing")]

@@ -1,12 +1,9 @@
 """"Why this prediction?" in a real browser: empty a value of the row, and the prediction,
 the marked change and the waterfall follow; the rounds chart and the partial dependence
 draw; at 1024×768 in presentation mode nothing breaks."""
-import time
-
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from .conftest import exceptions, screenshot, wait_for_app
+from .conftest import empty_grid_cell, exceptions, screenshot, wait_for_app
 
 pytestmark = pytest.mark.e2e
 
@@ -20,37 +17,11 @@ def open_why(page, app_url, path: str, query: str) -> None:
     page.wait_for_selector(f"{CHARTS} .waterfalllayer", timeout=60_000)
 
 
-def empty_cell(page, x: float, attempts: int = 3) -> float:
-    """Empty the row editor's cell ``x`` pixels from its left edge (a missing value);
-    seconds until the page says the row changed ("No value changed yet" gone).
-
-    The editor is a canvas grid: it is measured right before each click, and the edit
-    is tried again (a bounded number of times) until the page answers.
-    """
-    editor = page.locator('[data-testid="stDataFrameResizable"]').first
-    unchanged = page.get_by_text("No value changed yet")
-    for attempt in range(attempts):
-        editor.scroll_into_view_if_needed()
-        wait_for_app(page)
-        grid = editor.bounding_box()
-        page.mouse.click(grid["x"] + x, grid["y"] + grid["height"] * 0.75)
-        page.keyboard.press("Delete")
-        start = time.perf_counter()
-        page.keyboard.press("Enter")
-        try:
-            unchanged.first.wait_for(state="detached", timeout=15_000)
-            return time.perf_counter() - start
-        except PlaywrightTimeout:
-            if attempt == attempts - 1:
-                raise
-    return float("nan")
-
-
 def test_an_edited_value_moves_the_prediction_and_the_waterfall(page, app_url):
     open_why(page, app_url, "random_forest", f"data=iris&rf_trees=20&rf_view={WHY}&rf_why_row=0")
     assert page.get_by_text("No value changed yet").first.is_visible()
-    width = page.locator('[data-testid="stDataFrameResizable"]').first.bounding_box()["width"]
-    seconds = empty_cell(page, width * 2.5 / 4)  # petal_length, the third of four
+    unchanged = page.get_by_text("No value changed yet").first
+    seconds = empty_grid_cell(page, 2.5 / 4, unchanged, "detached")  # petal_length, 3rd of 4
     wait_for_app(page)
     print(f"iris forest: the edit answered in {seconds:.2f} s")
     assert page.locator(f"{CHARTS} .waterfalllayer").count() >= 1
@@ -64,7 +35,9 @@ def test_boosting_shows_the_rounds_and_the_partial_dependence(page, app_url):
     wait_for_app(page)
     assert page.locator(CHARTS).count() >= 3  # waterfall, rounds, partial dependence
     assert page.get_by_text("Partial dependence on").first.is_visible()
-    seconds = empty_cell(page, 40)  # the first column
+    width = page.locator('[data-testid="stDataFrameResizable"]').first.bounding_box()["width"]
+    unchanged = page.get_by_text("No value changed yet").first
+    seconds = empty_grid_cell(page, 40 / width, unchanged, "detached")  # the first column
     print(f"spambase gradient boosting: the edit answered in {seconds:.2f} s")
     assert exceptions(page) == []
     screenshot(page, "why-gradient_boosting-spambase")
