@@ -5,7 +5,7 @@ keep_freed_memory()  # before any fit, and before the worker processes start
 
 import streamlit as st  # noqa: E402
 
-from ui import fitting, sidebar, state, url  # noqa: E402
+from ui import fitting, predict, sidebar, state, url  # noqa: E402
 
 # The sidebar opens except on phones; presentation mode folds it on narrow screens
 # (ui.sidebar.fold_on_narrow_screen).
@@ -38,3 +38,4 @@ except state.PageStopped:
     pass  # the page has said why it ends early
 url.end_run()
 sidebar.share_link()
+predict.score_box()

@@ -88,7 +88,7 @@ with views[1]:
     if views[1].open:
         st.markdown("A tree is grown greedily, one level at a time: every node of a level picks "
                     "its best split without looking ahead. Step through the levels, or play.")
-        td.grow_view(model, tree_style, missing)
+        td.grow_view(model, tree_style, missing, ask=td.grow_question(model, dataset, key))
         td.how_grown()
 
 with views[2]:

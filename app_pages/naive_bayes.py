@@ -2,7 +2,7 @@
 import streamlit as st
 
 from engine.data import DataError
-from ui import data_controls, heading, results, state, tables, url
+from ui import data_controls, heading, predict, questions, results, state, tables, url
 from ui import nb_controls as nb
 from ui.axes import axis_pair
 from ui.markdown import literal
@@ -93,25 +93,29 @@ with tabs["Evidence for one row"]:
         posterior = ledger.loc[("total", "posterior")]
         predicted = posterior.idxmax()
         truth = "" if typed else f", true **{dataset.y_test.iloc[row]}**"
-        st.markdown(f"{'Your row' if typed else f'Row **{x_row.index[0]}**'}: predicted "
-                    f"**{predicted}** (P = {posterior.max():.3f}){truth}.")
         if not typed:
             tables.show(x_row, hide_index=True)
-        st.plotly_chart(nf.ledger_figure(nf.ledger_steps(ledger), style), width="stretch")
-        contrib, log_prior = model.log_likelihood_contributions(x_row)
-        names = [str(n) for n in model.feature_names_in_]
-        shown_values = [f"{x_row[n].iloc[0]}" if n in x_row else "" for n in names]
-        st.plotly_chart(ef.nomogram_figure(contrib[0], log_prior, names, model.classes_, style,
-                                           values=shown_values), width="stretch")
-        st.caption("The same sum as points: each feature's log-likelihood ratio for the class "
-                   "against the others, with the prior's, adds up to the posterior log odds, "
-                   "read below as P(c | x).")
-        st.latex(r"P(c \mid x) = \frac{P(c) \prod_j P(x_j \mid c)}{\sum_r P(c_r) \prod_j P(x_j \mid c_r)}")
-        for line in nf.posterior_latex(ledger):
-            st.latex(line)
-        if (ledger.xs("feature", level="part") == float("-inf")).any().any():
-            st.caption("−∞: this value never occurs with that class in training and α = 0, so "
-                       "θ = 0 and the whole product is 0. Move α above 0 to smooth it.")
+        asked = predict.ask(lambda: questions.winning_class(
+            posterior, questions.question_key("nb", dataset.content_hash, spec, x_row.to_json()),
+            "your row" if typed else f"row {x_row.index[0]}"))
+        if asked:  # the evidence waits for the student's prediction
+            st.markdown(f"{'Your row' if typed else f'Row **{x_row.index[0]}**'}: predicted "
+                        f"**{predicted}** (P = {posterior.max():.3f}){truth}.")
+            st.plotly_chart(nf.ledger_figure(nf.ledger_steps(ledger), style), width="stretch")
+            contrib, log_prior = model.log_likelihood_contributions(x_row)
+            names = [str(n) for n in model.feature_names_in_]
+            shown_values = [f"{x_row[n].iloc[0]}" if n in x_row else "" for n in names]
+            st.plotly_chart(ef.nomogram_figure(contrib[0], log_prior, names, model.classes_, style,
+                                               values=shown_values), width="stretch")
+            st.caption("The same sum as points: each feature's log-likelihood ratio for the class "
+                       "against the others, with the prior's, adds up to the posterior log odds, "
+                       "read below as P(c | x).")
+            st.latex(r"P(c \mid x) = \frac{P(c) \prod_j P(x_j \mid c)}{\sum_r P(c_r) \prod_j P(x_j \mid c_r)}")
+            for line in nf.posterior_latex(ledger):
+                st.latex(line)
+            if (ledger.xs("feature", level="part") == float("-inf")).any().any():
+                st.caption("−∞: this value never occurs with that class in training and α = 0, so "
+                           "θ = 0 and the whole product is 0. Move α above 0 to smooth it.")
 
 with tabs["Accuracy"]:
     results.confusion(dataset, fitted.y_pred, model.classes_, style)

@@ -23,7 +23,7 @@ from ui.tree_controls import tree_features
 from viz import adaboost_figures as af
 
 from . import data_controls as dc
-from . import tables, url
+from . import predict, questions, tables, url
 from .axes import axis_pair
 from .markdown import literal
 from .params import Control, cache_key, draw_controls, seed
@@ -148,7 +148,13 @@ def round_view(dataset: Dataset, model, params: dict, features: list[str], style
     wrong = misses(shown, dataset, *cache_key(dataset, params), tuple(shown_columns))
     missing = bool(dataset.X_train[shown_columns].isna().to_numpy().any())
 
+    model_key = cache_key(dataset, params)
+
     def draw(t: int) -> None:
+        if not predict.ask(lambda: questions.error_change(
+                shown.estimator_errors_, t,
+                questions.question_key("ab-error", model_key, tuple(shown_columns), t))):
+            return  # the round waits for the student's prediction
         detail = af.round_detail(shown, wrong, t)
         learner = shown.estimators_[t - 1]
         if picture is None:

@@ -22,7 +22,7 @@ from viz import forest_figures as ff
 from viz import tree_figures as tf
 
 from . import data_controls as dc
-from . import url
+from . import predict, questions, url
 from .axes import axis_pair
 from .params import Control, cache_key, draw_controls, seed
 
@@ -253,6 +253,10 @@ def importance_view(dataset: Dataset, params: dict, style) -> None:
     forest = fit_forest(dataset, params, noise=noise, what="the forest with the noise column"
                         if noise else "trees")
     impurity = ff.impurity_importance_table(forest)
+    if params["bootstrap"] and not predict.ask(lambda: questions.more_important(
+            oob_importance(forest, dataset, params, noise),
+            questions.question_key("rf-importance", cache_key(dataset, params), noise))):
+        return  # the charts wait for the student's prediction
     left, right = st.columns(2)
     right.plotly_chart(ff.importance_bars_figure(
         impurity, title="Impurity importance", x_title="impurity decrease (share)",

@@ -22,7 +22,7 @@ from ui.tree_controls import tree_features
 from viz import gb_figures as gf
 
 from . import data_controls as dc
-from . import url
+from . import predict, questions, url
 from .axes import axis_pair, most_useful
 from .params import Control, cache_key, draw_controls, seed
 
@@ -274,6 +274,10 @@ def round_view(dataset: Dataset, params: dict, loss: str, style) -> None:
 
     def draw(t: int) -> None:
         stages = one_feature(dataset, *key)
+        if t < stages.n_rounds and not predict.ask(lambda: questions.next_push(
+                stages.x, stages.pseudo[t], stages.feature, t,
+                questions.question_key("gb-push", key, t))):
+            return  # the round waits for the student's prediction
         name, value = gf.round_loss(stages, t)
         st.markdown(f"**Round {t}** of {stages.n_rounds}: {name} {value:.4g}"
                     + ("" if t < stages.n_rounds else " (every tree is in: nothing left to add)"))

@@ -1,4 +1,4 @@
-"""The sidebar every page shows: dataset, target, seed, presentation mode.
+"""The sidebar every page shows: dataset, target, seed, presentation mode, predict first.
 
 Each widget is bound to a URL query parameter of the same name as its key, so the
 address bar always holds a link that reopens the current view.
@@ -97,6 +97,10 @@ def render(pages: dict[str, list[st.Page]]) -> None:
                              "models: the same seed gives the same picture.")
         st.toggle("Presentation mode", key="present",
                   help="Large type and thick lines for a classroom projector.")
+        st.toggle("Predict first", key="predict",
+                  help="Steps and answers wait until you commit to a prediction of what "
+                       "comes next; then yours is shown beside the real one. A link with "
+                       "this on turns it on for everyone who opens it.")
     _navigation(navigation, pages)
     with st.sidebar:  # constant CSS and script, no user text
         st.markdown(BASE_CSS, unsafe_allow_html=True)

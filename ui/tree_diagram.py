@@ -26,7 +26,7 @@ from viz.tree_path import explain_path
 from viz.tree_prune import chi2_removed, chi2_removed_table
 
 from . import data_controls as dc
-from . import state, tables, url
+from . import predict, questions, state, tables, url
 
 #: Deepest level the χ² view draws by itself to show removed splits (more if asked).
 CHI2_MAX_DEPTH = 6
@@ -226,11 +226,16 @@ def downloads(dot: str, name: str = "tree") -> None:
         st.caption(reason)
 
 
-def grow_view(model, style: Style, missing: list[int]) -> None:
-    """The tree after each level of growth, with the shared step control (play, ◀ ▶)."""
+def grow_view(model, style: Style, missing: list[int], ask=None) -> None:
+    """The tree after each level of growth, with the shared step control (play, ◀ ▶).
+    ``ask(step)`` (Predict first): False while the step's question waits for an answer,
+    and the level before it is drawn meanwhile."""
     tree = model.tree_
 
     def draw(step: int) -> None:
+        if step >= 1 and ask is not None and not ask(step):
+            step -= 1
+            st.caption(f"Depth {step + 1} is drawn once you have answered.")
         cut = np.flatnonzero((tree.depth == step) & (tree.children_left >= 0))
         grown = tree.collapse(cut)
         st.caption(f"After depth {step}: {grown.node_count} nodes, {grown.n_leaves} leaves.")
@@ -239,6 +244,22 @@ def grow_view(model, style: Style, missing: list[int]) -> None:
 
     stepped(draw, first=0, last=int(tree.max_depth), key="dt_step", label="Depth grown so far",
             default=min(1, int(tree.max_depth)))
+
+
+def grow_question(model, dataset: Dataset, key: tuple):
+    """``ask(step)`` for :func:`grow_view`: which split the heaviest node split at this
+    step makes (classification trees; their candidate table is the cached one of "Show
+    your working")."""
+    def ask(step: int) -> bool:
+        def build():
+            node = questions.heaviest_split_at(model.tree_, step - 1)
+            if node is None or dataset.task != "classification":
+                return None
+            table = tc.candidates(model, dataset, *key, node)
+            return questions.next_split(model, table, node,
+                                        questions.question_key("dt-grow", key, node))
+        return predict.ask(build)
+    return ask
 
 
 def how_grown() -> None:

@@ -311,6 +311,7 @@ def resolve_shared() -> None:
               "dataset", shared=True, always=True),
         Param("seed", 0, parse_number(0, 2**31 - 1, whole=True), "random seed", shared=True),
         Param("present", False, parse_bool, "presentation mode", shared=True),
+        Param("predict", False, parse_bool, "“predict first”", shared=True),
         Param("test", 0.25, _parse_test, "test fraction", shared=True),
         Param("strat", True, parse_bool, "“stratify by class”", shared=True),
         Param("task", "auto", parse_one_of(TASKS), "task", shared=True),
