@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from . import state
+from . import lesson, state
 
 SYMBOLS: dict[str, list[tuple[str, str]]] = {
     "naive_bayes": [
@@ -67,10 +67,12 @@ SYMBOLS: dict[str, list[tuple[str, str]]] = {
 
 def show(title: str, page: str) -> None:
     """``title`` with the Symbols popover of ``page`` (a key of SYMBOLS) beside it, and
-    under it the textbook note when the data's example touches this page."""
+    under it a lesson link's text and the textbook note when the data's example touches
+    this page."""
     with st.container(horizontal=True, vertical_alignment="center"):
         st.title(title, width="stretch")
         popover(page)
+    lesson.show()
     textbook_note(page)
 
 

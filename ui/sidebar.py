@@ -11,7 +11,7 @@ import streamlit as st
 
 from engine.data import DataError
 
-from . import state, url
+from . import lesson, state, url
 
 #: Session key of the "Link to this view" expander (open or not); not part of the link.
 SHARE_OPEN = "share_open"
@@ -166,6 +166,7 @@ def share_link() -> None:
         box.code(link, language=None, wrap_lines=True)
         box.caption("Copy it with the icon at its right. Opened in any browser it shows this "
                     "view; an uploaded file has to be uploaded again.")
+        lesson.link_maker(box, base, url.current())
 
 
 def refresh_link() -> None:

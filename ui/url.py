@@ -335,10 +335,29 @@ def bound(widget: Callable, *args, **kwargs):
     read from the call itself, so a control is declared once. Tabs and expanders rerun
     the page when switched, so the view and the URL follow them.
     """
-    resolve(_with_preset(_param(widget, args, kwargs)))
+    value = resolve(_with_preset(_param(widget, args, kwargs)))
     if widget.__name__ in ("tabs", "expander") and kwargs.get("on_change", "ignore") == "ignore":
         kwargs["on_change"] = "rerun"
+    elif kwargs.get("key") in hidden():
+        return value  # a lesson link hides this control: its value (the link's) stands
     return widget(*args, **kwargs)
+
+
+#: Session key of the controls a lesson link hides (``ui.lesson``; in the URL as ``hide``).
+HIDE = "hide"
+
+
+def hidden() -> set[str]:
+    """Keys of the page controls a lesson link hides (drawn through :func:`bound`)."""
+    return set(st.session_state.get(HIDE) or ())
+
+
+def hideable() -> dict[str, str]:
+    """The controls of this run a lesson may hide, by key: the page's own values (not
+    the shared ones, tabs or sections)."""
+    return {key: param.name for key, param in st.session_state.get(_PARAMS, {}).items()
+            if not param.shared and key not in ("lesson", HIDE)
+            and not param.name.startswith("tab of") and not param.name.endswith("section")}
 
 
 def _with_preset(param: Param) -> Param:
