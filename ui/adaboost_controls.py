@@ -150,11 +150,11 @@ def round_view(dataset: Dataset, model, params: dict, features: list[str], style
 
     model_key = cache_key(dataset, params)
 
-    def draw(t: int) -> None:
+    def draw(t: int) -> bool:
         if not predict.ask(lambda: questions.error_change(
                 shown.estimator_errors_, t,
                 questions.question_key("ab-error", model_key, tuple(shown_columns), t))):
-            return  # the round waits for the student's prediction
+            return False  # the round waits for the student's prediction
         detail = af.round_detail(shown, wrong, t)
         learner = shown.estimators_[t - 1]
         if picture is None:
@@ -170,6 +170,7 @@ def round_view(dataset: Dataset, model, params: dict, features: list[str], style
                            "boundary is shown.")
             round_arithmetic(shown, learner, detail, pair, missing)
         heaviest_points(detail, dataset)
+        return True
 
     stepped(draw, first=1, last=len(shown.estimators_), key="ab_round", label="Round t")
 

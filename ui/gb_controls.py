@@ -272,16 +272,17 @@ def round_view(dataset: Dataset, params: dict, loss: str, style) -> None:
     if loss != "squared_error" and positive is None:
         st.caption(OTHER_LOSS_TEXT.format(loss=loss.split("_")[0]))
 
-    def draw(t: int) -> None:
+    def draw(t: int) -> bool:
         stages = one_feature(dataset, *key)
         if t < stages.n_rounds and not predict.ask(lambda: questions.next_push(
                 stages.x, stages.pseudo[t], stages.feature, t,
                 questions.question_key("gb-push", key, t))):
-            return  # the round waits for the student's prediction
+            return False  # the round waits for the student's prediction
         name, value = gf.round_loss(stages, t)
         st.markdown(f"**Round {t}** of {stages.n_rounds}: {name} {value:.4g}"
                     + ("" if t < stages.n_rounds else " (every tree is in: nothing left to add)"))
         st.plotly_chart(gf.round_figure(stages, t, style), width="stretch", key="gb_round_chart")
+        return True
 
     stepped(draw, first=0, last=stages.n_rounds, key="gb_round", label="Round t")
 

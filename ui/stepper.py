@@ -22,7 +22,9 @@ def stepped(draw: Callable[[int], None], *, first: int, last: int, key: str, lab
 
     Parameters
     ----------
-    draw : callable taking the step (an int in ``first..last``) and drawing the view.
+    draw : callable taking the step (an int in ``first..last``) and drawing the view;
+        it returns False when the step waits for the student (a "Predict first"
+        question), and playing stops there.
     first, last : the range of steps, both included.
     key : session-state key and URL query parameter of the step (e.g. ``"ab_round"``).
     label : the slider's label, e.g. ``"Round t"``.
@@ -41,7 +43,9 @@ def stepped(draw: Callable[[int], None], *, first: int, last: int, key: str, lab
         if not url.in_full_run() and not st.session_state.get(playing_key):
             url.write([key])  # a full run writes the URL at its end
             refresh_link()  # the open "Link to this view" box follows the step
-        draw(step)
+        if draw(step) is False and st.session_state.get(playing_key):
+            st.session_state[playing_key] = False  # a question waits: play stops at it
+            st.rerun(scope="app")
 
     view()
 

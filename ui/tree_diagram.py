@@ -232,8 +232,9 @@ def grow_view(model, style: Style, missing: list[int], ask=None) -> None:
     and the level before it is drawn meanwhile."""
     tree = model.tree_
 
-    def draw(step: int) -> None:
-        if step >= 1 and ask is not None and not ask(step):
+    def draw(step: int) -> bool:
+        answered = step < 1 or ask is None or ask(step)
+        if not answered:
             step -= 1
             st.caption(f"Depth {step + 1} is drawn once you have answered.")
         cut = np.flatnonzero((tree.depth == step) & (tree.children_left >= 0))
@@ -241,6 +242,7 @@ def grow_view(model, style: Style, missing: list[int], ask=None) -> None:
         st.caption(f"After depth {step}: {grown.node_count} nodes, {grown.n_leaves} leaves.")
         diagram(tree_to_dot(model, tree=grown, style=style, max_depth=6,
                             missing_features=missing), style)
+        return answered
 
     stepped(draw, first=0, last=int(tree.max_depth), key="dt_step", label="Depth grown so far",
             default=min(1, int(tree.max_depth)))

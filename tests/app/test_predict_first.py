@@ -142,3 +142,13 @@ def test_without_the_switch_nothing_is_asked():
     at = run_app("app_pages/adaboost.py", data="iris", ab_round="3", ab_rounds="6")
     assert_clean(at)
     assert not _radios(at)
+
+
+def test_play_stops_at_a_question():
+    at = run_app("app_pages/adaboost.py", predict="true", data="iris", ab_round="3",
+                 ab_rounds="6")
+    at.session_state["ab_round_playing"] = True
+    at.run()
+    assert_clean(at)
+    assert not at.session_state["ab_round_playing"]
+    assert len(_radios(at)) == 1  # the question is on screen, the round behind it
