@@ -3,6 +3,7 @@
 ``DecisionTreeClassifier`` / ``DecisionTreeRegressor`` are the estimators; a fitted
 one keeps a :class:`Tree` of flat arrays in ``tree_`` that everything downstream reads.
 """
+from ._by_hand import HandSplit, path_of, splits_of
 from ._classes import DecisionTreeClassifier, DecisionTreeRegressor, PruningPath, cut_to_depth
 from ._quantile import BINNINGS, DEFAULT_MAX_BINS
 from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree, plurality
@@ -12,10 +13,13 @@ __all__ = [
     "DEFAULT_MAX_BINS",
     "DecisionTreeClassifier",
     "DecisionTreeRegressor",
+    "HandSplit",
     "PruningPath",
     "TREE_LEAF",
     "TREE_UNDEFINED",
     "Tree",
     "cut_to_depth",
+    "path_of",
     "plurality",
+    "splits_of",
 ]

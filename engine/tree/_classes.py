@@ -16,6 +16,7 @@ from .._validation import (
 from ..base import BaseEstimator, ClassifierMixin, RegressorMixin, check_random_state, clone
 from ._binning import prepare_features
 from ._builder import GrowParams, build_tree, build_trees, resolve_count, resolve_max_features
+from ._by_hand import grow_by_hand
 from ._criteria import ClassificationCriterion, SquaredErrorCriterion
 from ._quantile import resolve_bins
 from ._search_binned import BinnedSearch, serves
@@ -50,13 +51,17 @@ class _BaseDecisionTree(BaseEstimator):
 
     def fit(self, X, y, sample_weight=None):
         """Grow the tree on ``X`` (n_samples, n_features) and ``y`` (n_samples,)."""
+        return self._fit_encoded(*self._fit_arguments(X, y, sample_weight))
+
+    def _fit_arguments(self, X, y, sample_weight):
+        """(encoded X, target, weights, the fitted encoder) of a fit's arguments."""
         self._validate_params()
         encoder = FeatureEncoder().fit(X)
         X_enc = encoder.transform(X)
         check_consistent_length(X_enc, y)
         target = self._encode_target(y)
         weight = check_sample_weight(sample_weight, X_enc.shape[0])
-        return self._fit_encoded(X_enc, target, weight, encoder)
+        return X_enc, target, weight, encoder
 
     def _fit_encoded(self, X_enc, target, weight, encoder, classes=None):
         """Grow on rows already encoded by the fitted ``encoder`` (no validation).
@@ -358,6 +363,23 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
 
     def _criterion(self, codes, weight):
         return ClassificationCriterion(self.criterion, self.n_classes_, codes, weight)
+
+    def fit_splits(self, X, y, splits, sample_weight=None):
+        """Build the tree whose splits are ``splits`` instead of searching for them.
+
+        ``splits`` maps a node's path (the child offsets from the root: ``()`` the root,
+        ``(0,)`` its first child) to a :class:`HandSplit`; every other node is a leaf. A
+        student's own tree (:mod:`._by_hand`): the missing values of a node go where its
+        split scores best; the stopping and pruning settings do not apply. Raises
+        ValueError for a split whose node does not exist or that leaves a child empty.
+        """
+        X_enc, target, weight, encoder = self._fit_arguments(X, y, sample_weight)
+        self._start_encoded(encoder, None)
+        self.bins_ = None
+        self.tree_ = grow_by_hand(X_enc, target, weight, self.n_classes_,
+                                  list(encoder.categories_), self.criterion, splits)
+        self.feature_importances_ = self.tree_.feature_importances(self.n_features_in_)
+        return self
 
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities (n_samples, n_classes): the leaf's weighted class shares."""
