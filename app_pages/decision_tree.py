@@ -2,7 +2,7 @@
 import streamlit as st
 
 from engine.inspection import node_test_counts
-from ui import data_controls, heading, results, state, url, why
+from ui import data_controls, heading, results, state, url, why, your_tree
 from ui import tree_controls as tc
 from ui import tree_diagram as td
 from ui.params import cache_key
@@ -45,7 +45,8 @@ st.caption(f"{tree.node_count} nodes · {tree.n_leaves} leaves · depth {tree.ma
            f"{data_controls.rows_note(dataset)} · criterion {criterion_name}")
 data_controls.binning_note(params["binning"])
 views = url.bound(st.tabs, ["Tree", "Grow step by step", "Show your working", "Impurity", "Results",
-                 "Complexity", "Decision boundary", "Why this prediction?"], key="dt_view")
+                 "Complexity", "Decision boundary", "Why this prediction?", "Your tree"],
+                  key="dt_view")
 
 tree_style = td.diagram_style(style)
 with views[0]:
@@ -132,5 +133,9 @@ with views[7]:
     if views[7].open:
         why.view(model, dataset, features, "dt", "proba" if classify else "value", key, style,
                  code=True)
+
+with views[8]:
+    if views[8].open:
+        your_tree.view(dataset, features, params, style)
 
 take_home(model, dataset, features, "dt")
