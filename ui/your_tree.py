@@ -104,7 +104,7 @@ def view(dataset: Dataset, features: list[str], params: dict, style) -> None:
         mine = _hand_tree(dataset, features, settings, text)
     st.markdown("Grow the tree yourself: pick a leaf, choose a question for it, split. The "
                 "algorithm's own tree with as many leaves stands beside yours.")
-    _chooser(mine, X, y, text, params)
+    _chooser(mine, X, y, text, params, _tree_key(dataset, features, settings, text))
     _verdict()
     _compare(mine, dataset, features, settings, style)
 
@@ -116,13 +116,18 @@ def _checked(texts: list[str], n_features: int) -> str:
     return texts[0]
 
 
+def _tree_key(dataset: Dataset, features: list[str], settings: dict, text: str) -> tuple:
+    """What a hand-grown tree is cached by: the data, its features, the settings, the splits."""
+    return dataset.content_hash, tuple(features), tuple(sorted(settings.items())), text
+
+
 def _hand_tree(dataset: Dataset, features: list[str], settings: dict, text: str):
     def build():
         splits = dict(decode(text, len(features)))
         return DecisionTreeClassifier(**settings).fit_splits(
             dataset.X_train[features], dataset.y_train, splits)
-    return compute_once(("hand-tree", dataset.content_hash, tuple(features),
-                         tuple(sorted(settings.items())), text), build, "Building your tree")
+    return compute_once(("hand-tree", *_tree_key(dataset, features, settings, text)), build,
+                        "Building your tree")
 
 
 def _leaf_title(model, leaf: int) -> str:
@@ -132,7 +137,8 @@ def _leaf_title(model, leaf: int) -> str:
     return f"node {leaf} · depth {int(tree.depth[leaf])} · {int(tree.n_node_samples[leaf])} rows ({mix})"
 
 
-def _chooser(model, X: pd.DataFrame, y: pd.Series, text: str, params: dict) -> None:
+def _chooser(model, X: pd.DataFrame, y: pd.Series, text: str, params: dict,
+             tree_key: tuple) -> None:
     tree = model.tree_
     leaves = [int(i) for i in np.flatnonzero((tree.children_left < 0) & (tree.impurity > 1e-12)
                                              & (tree.n_node_samples >= 2))]
@@ -149,7 +155,8 @@ def _chooser(model, X: pd.DataFrame, y: pd.Series, text: str, params: dict) -> N
         return
     leaf = st.selectbox("Leaf to split", leaves, format_func=lambda i: _leaf_title(model, i),
                         key="dt_hand_leaf")
-    table = split_candidates(model, leaf, X, y)
+    table = compute_once(("hand-candidates", *tree_key, leaf),  # shared: cached by the data
+                         lambda: split_candidates(model, leaf, X, y), "Listing the questions")
     wanted = "multiway" if params["categorical_split"] == "multiway" else "subset"
     table = table[((table["split"] == "threshold") & np.isfinite(table["threshold"]))
                   | (table["split"] == wanted)]
