@@ -14,6 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from engine.tree._criteria import tie_floor
+
 #: Options of a multiple-choice question at most (the answer and the most plausible others).
 MAX_OPTIONS = 4
 #: Which column of the candidate table each criterion maximises, and its name in words.
@@ -73,18 +75,23 @@ def next_split(model, table: pd.DataFrame, node: int, key: str) -> Question | No
     if chosen.empty:
         return None
     right = candidate_text(chosen.iloc[0])
-    others = (table[~table["chosen"] & (table["feature"] != chosen.iloc[0]["feature"])]
+    score = float(chosen.iloc[0][column])
+    # an option as good as the tree's own (a tie the tie rule broke) would be right too
+    tied = table[column] >= tie_floor(score, float(model.tree_.impurity[node]))
+    others = (table[~table["chosen"] & ~tied & (table["feature"] != chosen.iloc[0]["feature"])]
               .sort_values(column, ascending=False, kind="stable")
               .drop_duplicates("feature"))  # each other feature's best split
     texts = [right] + [t for t in map(candidate_text, (r for _, r in others.iterrows()))
                        if t != right][:MAX_OPTIONS - 1]
     if len(texts) < 2:
         return None
-    score = float(chosen.iloc[0][column])
     runner = others.iloc[0] if len(others) else None
+    n_tied = int(tied.sum())
     reason = f"{right} has the largest {words} of any split here, {score:.3f}" + (
         f" (the best on another feature, {candidate_text(runner)}: {float(runner[column]):.3f})"
-        if runner is not None else "") + "."
+        if runner is not None else "") + (
+        f"; {n_tied - 1} other split(s) tie with it and the first in column order wins"
+        if n_tied > 1 else "") + "."
     depth = int(model.tree_.depth[node])
     return _question(key, f"The node at depth {depth} with {int(model.tree_.n_node_samples[node]):,} "
                           "training rows is split next. Which split does the tree choose?",

@@ -11,6 +11,7 @@ reopens it.
 from __future__ import annotations
 
 import math
+import zlib
 
 import numpy as np
 import pandas as pd
@@ -153,8 +154,9 @@ def _chooser(model, X: pd.DataFrame, y: pd.Series, text: str, params: dict,
     if text.count("~") + 1 >= MAX_SPLITS and text:
         st.info(f"Your tree has {MAX_SPLITS} splits, as many as a link can hold.")
         return
+    tree_id = zlib.crc32(text.encode())  # each tree's leaves get a chooser of their own
     leaf = st.selectbox("Leaf to split", leaves, format_func=lambda i: _leaf_title(model, i),
-                        key="dt_hand_leaf")
+                        key=f"dt_hand_leaf_{tree_id}")
     table = compute_once(("hand-candidates", *tree_key, leaf),  # shared: cached by the data
                          lambda: split_candidates(model, leaf, X, y), "Listing the questions")
     wanted = "multiway" if params["categorical_split"] == "multiway" else "subset"
@@ -170,7 +172,7 @@ def _chooser(model, X: pd.DataFrame, y: pd.Series, text: str, params: dict,
     rows = table[table["feature"] == feature]
     chosen = question.selectbox("Question", list(rows.index),
                                 format_func=lambda i: candidate_text(rows.loc[i]),
-                                key=f"dt_hand_question_{feature}")
+                                key=f"dt_hand_question_{tree_id}_{leaf}_{feature}")
     path = path_of(tree, leaf)
     split = _hand_split(rows.loc[chosen], model)
     st.button("Split this leaf", type="primary", key="dt_hand_split",
@@ -212,7 +214,6 @@ def _undo() -> None:
 def _set(text: str) -> None:
     st.session_state[KEY] = text
     st.session_state.pop(VERDICT, None)
-    st.session_state.pop("dt_hand_leaf", None)  # the leaves are numbered afresh
 
 
 def _verdict() -> None:

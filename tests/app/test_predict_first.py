@@ -36,9 +36,14 @@ def test_the_next_split_is_the_trees_own_among_other_features_best(sample, targe
         _once(question)
         chosen = table[table["chosen"]].iloc[0]
         assert question.options[question.answer] == q.candidate_text(chosen)
-        # the others are the best splits of other features, each named once
+        # the others are the best splits of other features, each named once, none tied
         features = [o.split(" ")[0].rstrip(":") for o in question.options]
         assert len(set(features)) == len(features)
+        column = q.SCORES[model.criterion][0]
+        best = float(chosen[column])
+        for _, row in table.iterrows():
+            if q.candidate_text(row) in question.options and not row["chosen"]:
+                assert row[column] < best - 1e-9
         assert list(question.options) == sorted(question.options)  # the order gives nothing away
 
 

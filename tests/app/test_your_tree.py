@@ -22,21 +22,28 @@ def test_splits_round_trip_through_their_text():
             decode(bad, 4)
 
 
+def _box(at, prefix: str):
+    """The selectbox whose key starts with ``prefix`` (keys carry the tree and the leaf)."""
+    boxes = [b for b in at.selectbox if b.key and b.key.startswith(prefix)]
+    assert len(boxes) == 1, [b.key for b in at.selectbox]
+    return boxes[0]
+
+
 def test_two_splits_by_hand_make_the_engine_tree_of_those_splits():
     at = run_app(TREE, data="iris", dt_view=YOURS)
     assert_clean(at)
     at.selectbox(key="dt_hand_feature").set_value("petal_length").run()
-    box = at.selectbox(key="dt_hand_question_petal_length")
+    box = _box(at, "dt_hand_question_")
     box.select_index([k for k, o in enumerate(box.options) if "2.45" in o][0]).run()
     at.button(key="dt_hand_split").click().run()
     assert_clean(at)
     assert at.session_state[KEY] == "r_2_t2.45"
     assert any("is the best here" in i.value for i in at.info)
     # the second split: the non-setosa leaf, on petal_width
-    leaf = at.selectbox(key="dt_hand_leaf")
+    leaf = _box(at, "dt_hand_leaf_")
     leaf.select_index([k for k, o in enumerate(leaf.options) if "versicolor" in o][0]).run()
     at.selectbox(key="dt_hand_feature").set_value("petal_width").run()
-    box = at.selectbox(key="dt_hand_question_petal_width")
+    box = _box(at, "dt_hand_question_")
     box.select_index([k for k, o in enumerate(box.options) if o.endswith("≤ 1.7")][0]).run()
     at.button(key="dt_hand_split").click().run()
     assert_clean(at)
