@@ -239,7 +239,9 @@ def grow_view(model, style: Style, missing: list[int], ask=None) -> None:
             st.caption(f"Depth {step + 1} is drawn once you have answered.")
         cut = np.flatnonzero((tree.depth == step) & (tree.children_left >= 0))
         grown = tree.collapse(cut)
-        st.caption(f"After depth {step}: {grown.node_count} nodes, {grown.n_leaves} leaves.")
+        nodes, leaves = grown.node_count, grown.n_leaves
+        st.caption(f"After depth {step}: {nodes} {'node' if nodes == 1 else 'nodes'}, "
+                   f"{leaves} {'leaf' if leaves == 1 else 'leaves'}.")
         diagram(tree_to_dot(model, tree=grown, style=style, max_depth=6,
                             missing_features=missing), style)
         return answered

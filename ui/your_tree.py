@@ -243,7 +243,7 @@ def _compare(mine, dataset: Dataset, features: list[str], settings: dict, style)
     tree_style = td.diagram_style(style)
     side_by_side = theirs is not None and not state.presentation()
     left, right = st.columns(2) if side_by_side else (st.container(), st.container())
-    left.markdown(f"**Your tree** · {n_leaves} leaves")
+    left.markdown(f"**Your tree** · {n_leaves} {'leaf' if n_leaves == 1 else 'leaves'}")
     with left:
         td.diagram(tree_to_dot(mine, style=tree_style), tree_style)
     left.download_button("Your tree as a model file (JSON)", lambda: model_to_json(mine),
