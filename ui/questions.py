@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from engine.tree._criteria import tie_floor
+from engine.tree._criteria import TIE_TOLERANCE, tie_floor
 
 #: Options of a multiple-choice question at most (the answer and the most plausible others).
 MAX_OPTIONS = 4
@@ -124,7 +124,7 @@ def error_change(errors, t: int, key: str) -> Question | None:
     if t < 2:
         return None
     now, before = float(errors[t - 1]), float(errors[t - 2])
-    if np.isclose(now, before, rtol=0, atol=1e-12):
+    if np.isclose(now, before, rtol=0, atol=TIE_TOLERANCE):
         return None
     options = (f"above {before:.3f}", f"below {before:.3f}")
     right = options[0] if now > before else options[1]
@@ -139,7 +139,7 @@ def more_important(table: pd.DataFrame, key: str, what: str = "OOB permutation")
     """Which of the two most important features (by ``table``'s ``importance_mean``) is
     more important? ``table``: a permutation-importance table (feature, importance_mean)."""
     top = table.sort_values("importance_mean", ascending=False, kind="stable").head(2)
-    if len(top) < 2 or np.isclose(*top["importance_mean"].to_numpy(), rtol=0, atol=1e-12):
+    if len(top) < 2 or np.isclose(*top["importance_mean"].to_numpy(), rtol=0, atol=TIE_TOLERANCE):
         return None
     first, second = (str(f) for f in top["feature"])
     a, b = top["importance_mean"].to_numpy()
@@ -163,7 +163,7 @@ def next_push(x: np.ndarray, residual: np.ndarray, feature: str, t: int,
     if not all(p.any() for p in parts):
         return None
     means = np.array([residual[p].mean() for p in parts])
-    if np.sum(np.isclose(means, means.max(), rtol=0, atol=1e-12)) > 1:
+    if np.sum(np.isclose(means, means.max(), rtol=0, atol=TIE_TOLERANCE)) > 1:
         return None
     options = (f"{feature} ≤ {q1:.3g}", f"{q1:.3g} < {feature} ≤ {q2:.3g}", f"{feature} > {q2:.3g}")
     best = int(np.argmax(means))

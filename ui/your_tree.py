@@ -21,6 +21,7 @@ from engine.data import Dataset
 from engine.inspection import split_candidates
 from engine.persist import model_to_json
 from engine.tree import DecisionTreeClassifier, HandSplit, path_of
+from engine.tree._criteria import FLOAT_NOISE, tie_floor
 from viz.tree_dot import tree_to_dot
 
 from . import state, url
@@ -141,7 +142,7 @@ def _leaf_title(model, leaf: int) -> str:
 def _chooser(model, X: pd.DataFrame, y: pd.Series, text: str, params: dict,
              tree_key: tuple) -> None:
     tree = model.tree_
-    leaves = [int(i) for i in np.flatnonzero((tree.children_left < 0) & (tree.impurity > 1e-12)
+    leaves = [int(i) for i in np.flatnonzero((tree.children_left < 0) & (tree.impurity > FLOAT_NOISE)
                                              & (tree.n_node_samples >= 2))]
     undo, again = st.columns(2)
     undo.button("Undo the last split", on_click=_undo, disabled=not text, width="stretch",
@@ -176,8 +177,8 @@ def _chooser(model, X: pd.DataFrame, y: pd.Series, text: str, params: dict,
     path = path_of(tree, leaf)
     split = _hand_split(rows.loc[chosen], model)
     st.button("Split this leaf", type="primary", key="dt_hand_split",
-              on_click=_add, args=(text, path, split, _verdict_of(table, rows.loc[chosen],
-                                                                  params["criterion"])))
+              on_click=_add, args=(text, path, split, _verdict_of(
+                  table, rows.loc[chosen], params["criterion"], float(tree.impurity[leaf]))))
 
 
 def _hand_split(row: pd.Series, model) -> HandSplit:
@@ -190,11 +191,11 @@ def _hand_split(row: pd.Series, model) -> HandSplit:
     return HandSplit(j, left=tuple(sorted(names.index(c) for c in row["categories"])))
 
 
-def _verdict_of(table: pd.DataFrame, row: pd.Series, criterion: str) -> str:
+def _verdict_of(table: pd.DataFrame, row: pd.Series, criterion: str, impurity: float) -> str:
     column, words = SCORES[criterion]
     best = table.loc[table[column].idxmax()]
     mine, top = float(row[column]), float(best[column])
-    if mine >= top - 1e-12:
+    if mine >= tie_floor(top, impurity):  # tied with the best is the best
         return f"Your split {candidate_text(row)} is the best here: {words} {mine:.3f}."
     return (f"Your split {candidate_text(row)}: {words} {mine:.3f}. The best here was "
             f"{candidate_text(best)}, {top:.3f}.")
