@@ -1,19 +1,29 @@
-"""Data page: choose or upload a table, check its schema, pick the target and the split."""
+"""Data page: choose, upload or draw a table, check its schema, pick the target and the split."""
 import streamlit as st
 
-from ui import data_controls, state, tables, url
+from ui import data_controls, drawing_controls, state, tables, url
 from viz.data_charts import class_balance_figure, missing_values_figure, target_histogram
 
 st.title("Data")
-st.caption("Pick a bundled dataset in the sidebar or upload your own CSV. Every model page "
-           "trains on the table, target and train/test split chosen here.")
+st.caption("Pick a bundled dataset in the sidebar, upload your own CSV or draw your own "
+           "points. Every model page trains on the table, target and train/test split "
+           "chosen here.")
 
-st.file_uploader(
-    f"Upload a CSV file (up to {state.MAX_UPLOAD_MB} MB)", type=["csv", "tsv", "txt"],
-    key=data_controls.UPLOAD_KEY, on_change=data_controls.on_upload,
-    help="Comma, semicolon, tab or pipe separated; UTF-8, UTF-16 or Windows-1252; "
-         "decimal commas are understood. `?`, `NA` and empty cells count as missing.")
-data_controls.show_upload_error()
+if state.source() == state.DRAWN:
+    st.subheader("Draw your own")
+    drawing_controls.show()
+else:
+    upload, draw = st.columns([3, 1], vertical_alignment="center")
+    upload.file_uploader(
+        f"Upload a CSV file (up to {state.MAX_UPLOAD_MB} MB)", type=["csv", "tsv", "txt"],
+        key=data_controls.UPLOAD_KEY, on_change=data_controls.on_upload,
+        help="Comma, semicolon, tab or pipe separated; UTF-8, UTF-16 or Windows-1252; "
+             "decimal commas are understood. `?`, `NA` and empty cells count as missing.")
+    draw.button("Draw your own", icon=":material/draw:", on_click=drawing_controls.start,
+                key="data_draw_start", width="stretch",
+                help="Click points of two or three classes on a plane; every page then "
+                     "trains on them.")
+    data_controls.show_upload_error()
 
 dataset = state.current_dataset()
 frame = state.current_frame() if dataset is not None else None

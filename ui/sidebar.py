@@ -75,6 +75,8 @@ def _dataset_label(name: str) -> str:
     if name == state.UPLOAD:
         upload = state.current_upload()
         return f"Uploaded: {upload.name}" if upload else "Your uploaded file"
+    if name == state.DRAWN:
+        return "Drawn by you (Data page)"
     return state.samples()[name]["title"]
 
 
@@ -85,12 +87,13 @@ def render(pages: dict[str, list[st.Page]]) -> None:
     page switch is one entry in the browser's history that already holds the view.
     """
     url.resolve_shared()
-    names = [*state.samples(), state.UPLOAD]
+    names = state.sources()
     navigation = st.sidebar.container()
     with st.sidebar:
         st.selectbox("Dataset", names, key="data", format_func=_dataset_label,
                      on_change=_reset_target,
-                     help="A bundled dataset, or the file you uploaded on the Data page.")
+                     help="A bundled dataset, or the points you draw or the file you "
+                          "upload on the Data page.")
         _target_select()
         st.number_input("Random seed", min_value=0, max_value=2**31 - 1, step=1, key="seed",
                         help="Fixes the train/test split and every random choice of the "

@@ -3,16 +3,17 @@
 What lives where:
 
 * The URL, owned by ``ui.url``: the values every page shares (``data``, ``target``,
-  ``seed``, ``present`` and the Data page's ``test`` / ``strat`` / ``task``) and each
-  page's own controls. A copied link reopens the same sample, target, split and view,
-  and Back / Forward restore them.
+  ``seed``, ``present``, the Data page's ``test`` / ``strat`` / ``task`` and, for a
+  drawing, its ``points``) and each page's own controls. A copied link reopens the same
+  sample or drawing, target, split and view, and Back / Forward restore them.
 * ``st.session_state``: the uploaded file's bytes (never in a global: every session
   has its own) and the per-column overrides made on the Data page.
 * Streamlit caches, keyed by content: parsed samples, parsed uploads (by their bytes'
-  digest) and built datasets. They are bounded so a classroom server's memory stays
-  bounded. What is derived from the raw table is keyed by :func:`frame_key` (the sample's
-  name, or the upload's digest and reading), not by hashing the table on every run; a
-  built Dataset is shared, not copied (``st.cache_resource``): nothing changes it.
+  digest), drawings (by their text) and built datasets. They are bounded so a classroom
+  server's memory stays bounded. What is derived from the raw table is keyed by
+  :func:`frame_key` (the sample's name, the upload's digest and reading, or the drawing's
+  digest), not by hashing the table on every run; a built Dataset is shared, not
+  copied (``st.cache_resource``): nothing changes it.
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from engine import data
+from engine import data, drawing
 from engine.data import (
     DataError,
     Dataset,
@@ -36,6 +37,9 @@ from engine.data import (
 from viz.style import Style
 
 UPLOAD = "upload"
+#: The source of the points drawn on the Data page; their text is in the URL as ``points``.
+DRAWN = "drawn"
+POINTS = "points"
 DEFAULT_SAMPLE = "playtennis"
 MAX_UPLOAD_MB = 50  # keep equal to server.maxUploadSize in .streamlit/config.toml
 
@@ -60,6 +64,11 @@ def _digest(content: bytes) -> str:
 def samples() -> dict[str, dict]:
     """The catalog of bundled datasets, by name."""
     return {entry["name"]: entry for entry in list_samples()}
+
+
+def sources() -> list[str]:
+    """Every source the dataset picker offers: the samples, a drawing, an upload."""
+    return [*samples(), DRAWN, UPLOAD]
 
 
 @st.cache_data(max_entries=32, show_spinner="Loading the dataset…")
@@ -92,6 +101,8 @@ def frame_key() -> str:
     upload = current_upload()
     if source() == UPLOAD and upload is not None:
         return f"upload:{upload.digest}:{upload.skip}:{upload.header}"
+    if source() == DRAWN:
+        return f"drawn:{_digest(drawn_text().encode())}"
     return f"sample:{source()}"
 
 
@@ -124,8 +135,19 @@ def set_upload(name: str, content: bytes, skip: int = 0, header: bool = True) ->
     st.session_state["gb_upload"] = Upload(name, content, skip, header)
 
 
+def drawn_text() -> str:
+    """The text of the points drawn on the Data page (``engine.drawing``)."""
+    return st.session_state.get(POINTS) or ""
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def drawn_frame(text: str) -> pd.DataFrame:
+    """The table of the drawing ``text``: cached by the text, which is the drawing."""
+    return drawing.to_frame(drawing.decode(text))
+
+
 def source() -> str:
-    """``upload`` or the name of the chosen sample."""
+    """``upload``, ``drawn`` or the name of the chosen sample."""
     return st.session_state.get("data") or DEFAULT_SAMPLE
 
 
@@ -134,6 +156,8 @@ def source_title() -> str:
     if name == UPLOAD:
         upload = current_upload()
         return f"Your file: {upload.name}" if upload else "Your file (not uploaded yet)"
+    if name == DRAWN:
+        return "Your drawing"
     return samples().get(name, {}).get("title", name)
 
 
@@ -143,6 +167,8 @@ def current_frame() -> pd.DataFrame | None:
     Raises DataError when an uploaded file cannot be read.
     """
     name = source()
+    if name == DRAWN:
+        return drawn_frame(drawn_text())
     if name != UPLOAD:
         return sample_frame(name)
     upload = current_upload()
@@ -166,6 +192,8 @@ def target_guess(frame: pd.DataFrame) -> tuple[str, str]:
     entry = samples().get(source(), {})
     if entry.get("target") in frame.columns:
         return entry["target"], "the column its source predicts"
+    if source() == DRAWN:
+        return drawing.COLUMNS[-1], "the class you gave each point"
     return _guess(frame, frame_key())
 
 
@@ -235,6 +263,8 @@ def overrides() -> dict:
 
 
 def default_features(frame: pd.DataFrame, target: str) -> list[str]:
+    if source() == DRAWN:  # both axes, even where the points make one look constant or a code
+        return [c for c in drawing.COLUMNS if c != target and c in frame.columns]
     excluded = set(samples().get(source(), {}).get("exclude", [])) if source() != UPLOAD else set()
     return [c for c in data.default_features(schema_of(frame), target) if c not in excluded]
 
@@ -249,6 +279,12 @@ def current_dataset() -> Dataset | None:
     if frame is None:
         st.info("This view uses an uploaded file, which is not kept in links. "
                 "Upload it again on the **Data** page.")
+        return None
+    if source() == DRAWN and frame[drawing.COLUMNS[-1]].nunique() < 2:
+        st.info(f"**Draw points of at least two classes** on the **Data** page: a classifier "
+                f"learns to tell classes apart. The drawing has {len(frame)} "
+                f"point{'' if len(frame) == 1 else 's'}"
+                f"{' of one class' if len(frame) else ''}.", icon=":material/draw:")
         return None
     target = st.session_state.get("target") or default_target(frame)
     if target not in frame.columns:

@@ -37,7 +37,11 @@ from dataclasses import dataclass, replace
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from engine import drawing
+from engine.data import DataError
+
 from . import state
+from .markdown import literal
 
 #: Session keys of this module (never part of a link).
 _PARAMS = "gb_url_params"      # {key: Param}: the values this full run drew
@@ -193,10 +197,14 @@ def resolve(param: Param) -> object:
 def _from_outside(param: Param, texts: list[str]):
     try:
         parsed = param.parse(texts)
-    except (ValueError, TypeError):
-        notice(f"This link asked for “{', '.join(texts)}” as the {param.name}, which does "
-               f"not fit here; showing “{_shown(param.default, param.empty)}” instead.",
-               param.key)
+    except (ValueError, TypeError) as error:
+        asked, default = _cut(", ".join(texts)), _shown(param.default, param.empty)
+        if isinstance(error, DataError):  # its message says why, for the user
+            notice(f"This link asked for “{asked}” as the {param.name}, which does not fit "
+                   f"here: {error} Showing “{default}” instead.", param.key)
+        else:
+            notice(f"This link asked for “{asked}” as the {param.name}, which does not fit "
+                   f"here; showing “{default}” instead.", param.key)
         return param.default
     if isinstance(parsed, Partly):
         notice(f"This link asked for {', '.join(f'“{t}”' for t in parsed.left_out)} among the "
@@ -210,6 +218,12 @@ def _from_outside(param: Param, texts: list[str]):
                f"{_shown(param.default, param.empty)}, the default.", param.key)
         return param.default
     return parsed
+
+
+def _cut(text: str, most: int = 60) -> str:
+    """``text`` as a notice quotes it: as typed (not Markdown), a long one (a drawing, a
+    crafted link) cut short."""
+    return literal(text if len(text) <= most else f"{text[:most - 20]}… ({len(text):,} characters)")
 
 
 def _clamped(parsed) -> bool:
@@ -304,10 +318,17 @@ def _parse_test(texts: list[str]) -> float:
     return fraction
 
 
+def _parse_drawing(texts: list[str]) -> str:
+    """The text of a drawing, as ``engine.drawing`` writes it (DataError if it is not)."""
+    text = _single(texts)
+    drawing.decode(text)
+    return text
+
+
 def resolve_shared() -> None:
     """The values every page shares, but the target (it needs the chosen data)."""
     for param in (
-        Param("data", state.DEFAULT_SAMPLE, parse_one_of([*state.samples(), state.UPLOAD]),
+        Param("data", state.DEFAULT_SAMPLE, parse_one_of(state.sources()),
               "dataset", shared=True, always=True),
         Param("seed", 0, parse_number(0, 2**31 - 1, whole=True), "random seed", shared=True),
         Param("present", False, parse_bool, "presentation mode", shared=True),
@@ -318,6 +339,9 @@ def resolve_shared() -> None:
         Param("textbook", True, parse_bool, "textbook settings", shared=True),
     ):
         resolve(param)
+    if state.source() == state.DRAWN:  # other data leave the drawing out of their links
+        resolve(Param(state.POINTS, "", _parse_drawing, "drawn points", shared=True,
+                      empty="no points"))
 
 
 def resolve_target(columns: Sequence[str], default: str) -> str:
