@@ -68,7 +68,7 @@ with views[0]:
                                    help=td.HISTOGRAM_HELP)
         path = td.path_of(model, followed)
         counts = node_test_counts(model, X_test, y_test) if counted else None
-        hists = td.node_histograms(model, X_fit, y_fit, depth_limit) if histograms else None
+        hists = td.node_histograms(model, dataset, X_fit, y_fit, depth_limit) if histograms else None
         dot = tree_to_dot(model, style=tree_style, max_depth=depth_limit, highlight_path=path,
                           test_counts=counts, histograms=hists, missing_features=missing)
         td.diagram(dot, tree_style, fit=fit)

@@ -126,23 +126,23 @@ HISTOGRAM_HELP = ("Under each question, the training rows that reach the node, b
                   "and a dark strip the values that answer yes.")
 
 
-def node_histograms(model, X_fit: pd.DataFrame, y_fit: pd.Series,
+def node_histograms(model, dataset: Dataset, X_fit: pd.DataFrame, y_fit: pd.Series,
                     depth_limit: int) -> dict:
     """The split histograms of the nodes drawn (down to ``depth_limit``), over at most
-    ``tree_hist.HIST_ROWS`` training rows."""
-    X, y = tree_hist.training_sample(X_fit, y_fit)
+    ``tree_hist.HIST_ROWS`` training rows (the shared seeded sample, by class share)."""
+    rows = dc.drawn_rows(dataset, y_fit, tree_hist.HIST_ROWS)
     tree = model.tree_
-    return tree_hist.node_histograms(model, X, y, np.flatnonzero(tree.depth <= depth_limit))
+    return tree_hist.node_histograms(model, X_fit.iloc[rows], y_fit.iloc[rows],
+                                     np.flatnonzero(tree.depth <= depth_limit))
 
 
 def histogram_caption(model, n_rows: int) -> None:
-    counted = min(n_rows, tree_hist.HIST_ROWS)
-    rows = f"{counted:,} of {n_rows:,} training rows (a seeded sample)" \
-        if counted < n_rows else "the training rows"
     stacked = "stacked by class" if hasattr(model, "classes_") else "counted"
-    st.caption(f"Histograms: {rows} reaching each split, binned on its feature and {stacked}. "
-               "The dark line is the threshold; the dark strip under the bars marks the "
-               "values that answer **yes** (left).")
+    st.caption(f"Histograms: the training rows reaching each split, binned on its feature "
+               f"and {stacked}. The dark line is the threshold; the dark strip under the bars "
+               "marks the values that answer **yes** (left).")
+    if n_rows > tree_hist.HIST_ROWS:
+        st.caption(dc.sample_note(f"{tree_hist.HIST_ROWS:,} of {n_rows:,} training rows"))
 
 
 def path_of(model, followed: Followed | None) -> np.ndarray | None:

@@ -28,7 +28,7 @@ from .style import Style
 HIST_BINS = 12
 #: A categorical split with more categories at the node than this draws no histogram.
 MAX_CATEGORY_BARS = 16
-#: Training rows the histograms count: a seeded sample of at most this many.
+#: Training rows the histograms count at most (the caller draws the sample).
 HIST_ROWS = 20_000
 #: The line that marks a threshold and the strip under the "yes" values.
 MARK, UNMARKED = "#1f2430", "#d5d9e0"
@@ -48,15 +48,6 @@ class NodeHistogram:
     cut: int | None
     ends: tuple[str, str] | None
     missing: int
-
-
-def training_sample(X: pd.DataFrame, y: pd.Series, rows: int = HIST_ROWS,
-                    seed: int = 0) -> tuple[pd.DataFrame, pd.Series]:
-    """At most ``rows`` rows of (X, y), seeded; all of them when there are fewer."""
-    if len(X) <= rows:
-        return X, y
-    picked = np.sort(np.random.default_rng(seed).choice(len(X), rows, replace=False))
-    return X.iloc[picked], y.iloc[picked]
 
 
 def _ancestors(tree, leaves: np.ndarray) -> np.ndarray:

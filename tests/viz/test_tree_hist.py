@@ -11,7 +11,7 @@ from engine.tree import DecisionTreeClassifier, DecisionTreeRegressor
 from engine.tree._tree import NUMERIC
 from viz.style import Style
 from viz.tree_dot import tree_to_dot
-from viz.tree_hist import HIST_BINS, node_histograms, training_sample
+from viz.tree_hist import HIST_BINS, node_histograms
 
 
 @pytest.fixture(scope="module")
@@ -84,14 +84,6 @@ def test_a_regression_tree_counts_rows_in_one_colour():
     for node, h in hists.items():
         assert h.counts.shape[1] == 1
         assert h.counts.sum() == model.tree_.n_node_samples[node]
-
-
-def test_a_sample_is_seeded_and_only_when_the_data_is_larger():
-    X = pd.DataFrame({"x": np.arange(50)})
-    y = pd.Series(np.arange(50) % 2)
-    assert training_sample(X, y, rows=100)[0] is X
-    a, b = training_sample(X, y, rows=10), training_sample(X, y, rows=10)
-    assert len(a[0]) == 10 and a[0].index.equals(b[0].index) and a[1].index.equals(a[0].index)
 
 
 def test_hostile_category_names_stay_out_of_the_histogram(mixed):
