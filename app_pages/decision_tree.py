@@ -66,7 +66,7 @@ with views[0]:
                                      "and (classes) how many of those are of its own class.")
             histograms = url.bound(hist_col.toggle, "Histogram in each split", key="dt_node_hist",
                                    help=td.HISTOGRAM_HELP)
-        path = td.path_of(model, followed)
+        path = td.landing_question(model, followed, td.path_of(model, followed), depth_limit, key)
         counts = node_test_counts(model, X_test, y_test) if counted else None
         hists = td.node_histograms(model, dataset, X_fit, y_fit, depth_limit) if histograms else None
         dot = tree_to_dot(model, style=tree_style, max_depth=depth_limit, highlight_path=path,

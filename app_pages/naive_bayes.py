@@ -2,7 +2,7 @@
 import streamlit as st
 
 from engine.data import DataError
-from ui import data_controls, heading, predict, questions, results, state, tables, url
+from ui import data_controls, heading, questions, results, state, tables, url
 from ui import nb_controls as nb
 from ui.axes import axis_pair
 from ui.markdown import literal
@@ -95,15 +95,16 @@ with tabs["Evidence for one row"]:
         truth = "" if typed else f", true **{dataset.y_test.iloc[row]}**"
         if not typed:
             tables.show(x_row, hide_index=True)
-        asked = predict.ask(lambda: questions.winning_class(
-            posterior, questions.question_key("nb", dataset.content_hash, spec, x_row.to_json()),
-            "your row" if typed else f"row {x_row.index[0]}"))
-        if asked:  # the evidence waits for the student's prediction
+        contrib, log_prior = model.log_likelihood_contributions(x_row)
+        names = [str(n) for n in model.feature_names_in_]
+        asked = nb.ask_evidence(model, posterior, contrib[0], log_prior, names,
+                                questions.question_key("nb", dataset.content_hash, spec,
+                                                       x_row.to_json()),
+                                "your row" if typed else f"row {x_row.index[0]}")
+        if asked:  # the evidence waits for the student's predictions
             st.markdown(f"{'Your row' if typed else f'Row **{x_row.index[0]}**'}: predicted "
                         f"**{predicted}** (P = {posterior.max():.3f}){truth}.")
             st.plotly_chart(nf.ledger_figure(nf.ledger_steps(ledger), style), width="stretch")
-            contrib, log_prior = model.log_likelihood_contributions(x_row)
-            names = [str(n) for n in model.feature_names_in_]
             shown_values = [f"{x_row[n].iloc[0]}" if n in x_row else "" for n in names]
             st.plotly_chart(ef.nomogram_figure(contrib[0], log_prior, names, model.classes_, style,
                                                values=shown_values), width="stretch")
@@ -130,16 +131,17 @@ if texts:
         tables = {"Multinomial": nf.word_table(vocabulary, multinomial.feature_log_prob_,
                                                multinomial.classes_, text),
                   "Bernoulli": nf.bernoulli_word_table(vocabulary, bernoulli, text)}
-        for (name, table), model_, part in zip(tables.items(), (multinomial, bernoulli),
-                                               st.columns(2), strict=True):
-            proba = model_.predict_proba(counts)[0]
-            part.markdown(f"**{name}** predicts **{model_.classes_[proba.argmax()]}** "
-                          f"(P = {proba.max():.3f})")
-            part.plotly_chart(nf.word_figure(table, f"{name}: what each word adds", style),
-                              width="stretch", key=f"nb_words_{name}")
-        st.caption("Multinomial: each occurrence multiplies by θ_wc. Bernoulli: each vocabulary "
-                   "word present multiplies by θ_wc, each absent one by 1 − θ_wc. Words never "
-                   "seen in training are skipped.")
+        if nb.ask_words(tables["Multinomial"], dataset, column, spec, text):  # words wait for it
+            for (name, table), model_, part in zip(tables.items(), (multinomial, bernoulli),
+                                                   st.columns(2), strict=True):
+                proba = model_.predict_proba(counts)[0]
+                part.markdown(f"**{name}** predicts **{model_.classes_[proba.argmax()]}** "
+                              f"(P = {proba.max():.3f})")
+                part.plotly_chart(nf.word_figure(table, f"{name}: what each word adds", style),
+                                  width="stretch", key=f"nb_words_{name}")
+            st.caption("Multinomial: each occurrence multiplies by θ_wc. Bernoulli: each vocabulary "
+                       "word present multiplies by θ_wc, each absent one by 1 − θ_wc. Words never "
+                       "seen in training are skipped.")
 
 if len(numeric) >= 2:
     with tabs["Decision regions"]:

@@ -60,8 +60,9 @@ if views[0].open:
 
 def draw_growing(partial) -> None:
     """The OOB curve of the trees grown so far, while the others grow."""
+    curve = ff.error_curve(partial, None, None).iloc[:fc.trees_shown(B)]
     curve_place.plotly_chart(ff.oob_curve_figure(
-        {"random forest" if m < p else "bagging": ff.error_curve(partial, None, None)},
+        {"random forest" if m < p else "bagging": curve},
         error_label=error_label, style=style, growing=B), width="stretch")
 
 
@@ -83,8 +84,9 @@ with views[0]:
             bagging = {**params, "max_features": p}
             curves["bagging"] = fc.error_curve(fc.fit_forest(dataset, bagging, what="bagged trees"),
                                                dataset, *cache_key(dataset, bagging))
-        curve_place.plotly_chart(ff.oob_curve_figure(curves, error_label=error_label,
-                                                     style=style), width="stretch")
+        curves = fc.oob_question(curves, dataset, params, classify=dataset.task == "classification")
+        curve_place.plotly_chart(ff.oob_curve_figure(curves, error_label=error_label, style=style,
+                                                     growing=B), width="stretch")
         if params["bootstrap"]:
             st.markdown(f"**Out of bag (OOB)**: the rows a tree did not see. A bootstrap sample "
                         f"of n rows misses each row with probability (1 − 1/n)ⁿ ≈ e⁻¹ ≈ "

@@ -150,12 +150,23 @@ def round_view(dataset: Dataset, model, params: dict, features: list[str], style
 
     model_key = cache_key(dataset, params)
 
+    def question(t: int, detail: af.RoundDetail):
+        """Rounds alternate: whether ε_t rises (even t), which points get heavier (odd t)."""
+        key = questions.question_key("ab", model_key, tuple(shown_columns), t)
+
+        def error():
+            return questions.error_change(shown.estimator_errors_, t, key)
+
+        def heavier():
+            return questions.heavier_group(shown.estimators_[t - 1], detail, dataset.y_train,
+                                           dataset.X_train[shown_columns], key,
+                                           [str(c) for c in shown.classes_])
+        return questions.alternate(t, error, heavier)
+
     def draw(t: int) -> bool:
-        if not predict.ask(lambda: questions.error_change(
-                shown.estimator_errors_, t,
-                questions.question_key("ab-error", model_key, tuple(shown_columns), t))):
-            return False  # the round waits for the student's prediction
         detail = af.round_detail(shown, wrong, t)
+        if not predict.ask(question(t, detail)):
+            return False  # the round waits for the student's prediction
         learner = shown.estimators_[t - 1]
         if picture is None:
             round_arithmetic(shown, learner, detail, None, missing)

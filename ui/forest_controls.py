@@ -159,6 +159,23 @@ def error_curve(_forest, _dataset: Dataset, content_hash: str, params: tuple) ->
     return ff.error_curve(_forest, _dataset.X_test[forest_features(_dataset)], _dataset.y_test)
 
 
+def trees_shown(n_trees: int) -> int:
+    """How many trees' OOB error the curve shows before the OOB question is answered
+    (with Predict first off: all)."""
+    return n_trees - questions.oob_held_back(n_trees) if predict.on() else n_trees
+
+
+def oob_question(curves: dict[str, pd.DataFrame], dataset: Dataset, params: dict,
+                 classify: bool) -> dict[str, pd.DataFrame]:
+    """With Predict first on, ask what the OOB error does over the last trees (below the
+    chart); until the student answers, the ``curves`` stop before those trees."""
+    curve = next(iter(curves.values()))
+    if predict.ask(lambda: questions.oob_trend(
+            curve, questions.question_key("rf-oob", cache_key(dataset, params)), classify)):
+        return curves
+    return {name: c.iloc[:trees_shown(len(c))] for name, c in curves.items()}
+
+
 @st.cache_data(max_entries=16, show_spinner="Measuring how alike the trees are…")
 def correlation(_forest, _dataset: Dataset, content_hash: str, params: tuple) -> tuple:
     found = tree_correlation(_forest, _dataset.X_test[forest_features(_dataset)])

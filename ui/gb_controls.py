@@ -274,9 +274,15 @@ def round_view(dataset: Dataset, params: dict, loss: str, style) -> None:
 
     def draw(t: int) -> bool:
         stages = one_feature(dataset, *key)
-        if t < stages.n_rounds and not predict.ask(lambda: questions.next_push(
-                stages.x, stages.pseudo[t], stages.feature, t,
-                questions.question_key("gb-push", key, t))):
+        asked = questions.question_key("gb", key, t)
+
+        def fits():
+            return questions.fit_target(stages, t, asked, style)
+
+        def push():
+            return questions.next_push(stages.x, stages.pseudo[t], stages.feature, t, asked)
+        # rounds alternate: what the next tree is fitted to (even t), where it pushes (odd t)
+        if t < stages.n_rounds and not predict.ask(questions.alternate(t, fits, push)):
             return False  # the round waits for the student's prediction
         name, value = gf.round_loss(stages, t)
         st.markdown(f"**Round {t}** of {stages.n_rounds}: {name} {value:.4g}"

@@ -15,7 +15,9 @@ import streamlit as st
 from engine.data import Dataset
 from engine.naive_bayes import BernoulliNB, CategoricalNB, GaussianNB, MixedNB, MultinomialNB
 from engine.text import Vocabulary
+from viz import explain_figures
 
+from . import predict, questions
 from .data_controls import scored_row
 from .params import Control, draw_controls
 
@@ -200,3 +202,33 @@ def typed_row(dataset: Dataset, start: pd.DataFrame, key: str = "nb_typed_row") 
     edited = st.data_editor(start.reset_index(drop=True), key=key, hide_index=True,
                             column_config=config, num_rows="fixed")
     return edited.astype(start.dtypes.to_dict(), errors="ignore")
+
+
+def ask_evidence(model, posterior: pd.Series, contributions: np.ndarray,
+                 log_prior: np.ndarray, names: list[str], key: str, row_name: str) -> bool:
+    """Predict first, before a row's evidence: which class wins, then which feature
+    pushes hardest towards the class the nomogram draws. True once both are answered
+    (or Predict first is off)."""
+    if not predict.ask(lambda: questions.winning_class(posterior, key, row_name)):
+        return False
+
+    def push():
+        c = explain_figures.nomogram_class(contributions, log_prior)
+        try:
+            points = explain_figures.nomogram_points(contributions, log_prior, c).features
+        except ValueError:  # every class has probability 0: nothing pushes
+            return None
+        return questions.strongest_push(points, names, str(model.classes_[c]),
+                                        questions.question_key(key, "push"))
+    return predict.ask(push)
+
+
+def ask_words(table: pd.DataFrame, dataset: Dataset, column: str, spec: Spec, text: str) -> bool:
+    """Predict first, before the Text tab's word charts: which word of the sentence pushes
+    hardest towards the second of two classes (spam, say), or else the class the words
+    make likeliest. ``table``: the multinomial word table."""
+    classes = table.columns
+    towards = classes[1] if len(classes) == 2 else table.sum().idxmax()
+    return predict.ask(lambda: questions.word_push(
+        table, towards, questions.question_key("nb-words", dataset.content_hash, column,
+                                               spec, text)))

@@ -36,6 +36,9 @@ def ask(question: Callable[[], Question | None]) -> bool:
     box = st.container(border=True)
     if question.key not in answers:
         box.markdown(f"**Predict first.** {literal(question.prompt)}")
+    if question.figure is not None:  # kept after the answer: the reason names its plots
+        box.plotly_chart(question.figure, width="stretch", key=f"predict_figure_{question.key}")
+    if question.key not in answers:
         choice = box.radio("Your prediction", question.options, index=None,
                            key=f"predict_{question.key}", label_visibility="collapsed",
                            horizontal=sum(map(len, question.options)) < 60)

@@ -158,6 +158,18 @@ def path_of(model, followed: Followed | None) -> np.ndarray | None:
     return np.flatnonzero(model.tree_.decision_path(encoded)[0])
 
 
+def landing_question(model, followed: Followed | None, path: np.ndarray | None,
+                     depth_limit: int, key: tuple) -> np.ndarray | None:
+    """With Predict first on, a followed test row asks which leaf it lands in before its
+    path is drawn: the path, or None while the question waits (typed rows are not asked)."""
+    if path is None or not followed.title.startswith("Test row"):
+        return path
+    asked = predict.ask(lambda: questions.landing_leaf(
+        model, followed.frame.iloc[0], path, depth_limit, questions.question_key("dt-leaf", key, followed.title),
+        followed.title.split(" (")[0].lower()))
+    return path if asked else None
+
+
 def explain(model, followed: Followed, missing: list[int]) -> None:
     st.markdown(f"**{followed.title}**")
     if followed.title.startswith("Test row"):

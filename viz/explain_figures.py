@@ -379,6 +379,15 @@ def _softmax(a: np.ndarray) -> np.ndarray:
     return e / e.sum()
 
 
+def nomogram_class(contributions: np.ndarray, log_prior: np.ndarray) -> int:
+    """The class a nomogram is drawn for by default: the second of two classes (the
+    positive one), else the row's most probable class."""
+    contributions = np.asarray(contributions, dtype=np.float64)
+    if len(contributions) == 2:
+        return 1
+    return int(np.argmax(np.asarray(log_prior) + contributions.sum(axis=1)))
+
+
 def nomogram_points(contributions: np.ndarray, log_prior: np.ndarray,
                     class_index: int) -> NomogramPoints:
     """Split one row's log posterior odds of class c against the rest into points.
@@ -501,8 +510,7 @@ def nomogram_figure(contributions: np.ndarray, log_prior: np.ndarray, names: Seq
         raise ValueError(f"contributions must have shape (n_classes, n_features) = "
                          f"({len(classes)}, {len(names)}); got {contributions.shape}.")
     if class_index is None:
-        joint = np.asarray(log_prior) + contributions.sum(axis=1)
-        class_index = 1 if len(classes) == 2 else int(np.argmax(joint))
+        class_index = nomogram_class(contributions, log_prior)
     points = nomogram_points(contributions, log_prior, class_index)
     c = _label(classes[class_index], MAX_VALUE_CHARS)
     rest = (_label(classes[1 - class_index], MAX_VALUE_CHARS) if len(classes) == 2

@@ -13,6 +13,7 @@ the same update with :math:`f_{t+1} = -w_t`.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -201,6 +202,34 @@ def round_figure(stages: OneFeatureStages, t: int, style: Style = NORMAL) -> go.
     fig.update_layout(height=560 + 10 * style.font_size,
                       legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0))
     # No title: a wrapped legend above the plot pushes the margin, a title would collide.
+    return style.apply(fig)
+
+
+#: What a student may think tree t + 1 is fitted to, in the order :func:`fit_choices`
+#: returns them; the first is right.
+FIT_CHOICES = ("residual", "target", "prediction")
+
+
+def fit_choices(stages: OneFeatureStages, t: int) -> dict[str, np.ndarray]:
+    """Three things tree t + 1 could be fitted to, at the drawn rows: the pseudo-residuals
+    it is fitted to, the target y itself, and the current model S_t (p_t for a classifier)."""
+    return {"residual": stages.pseudo[t], "target": stages.y, "prediction": stages.fitted(t)}
+
+
+def fit_choices_figure(stages: OneFeatureStages, t: int, order: Sequence[str],
+                       style: Style = NORMAL) -> go.Figure:
+    """The :func:`fit_choices` side by side, as plots A, B, C in ``order`` (a permutation of
+    ``FIT_CHOICES``), against x; no y-axis title, which would name the answer."""
+    values = fit_choices(stages, t)
+    fig = make_subplots(rows=1, cols=len(order), horizontal_spacing=0.08,
+                        subplot_titles=[f"Plot {chr(65 + i)}" for i in range(len(order))])
+    points = dict(size=style.marker_size * 0.6, opacity=0.55, color=style.color(0))
+    for i, name in enumerate(order, start=1):
+        fig.add_scatter(x=stages.x, y=values[name], mode="markers", marker=points,
+                        showlegend=False, hoverinfo="skip", row=1, col=i)
+        fig.add_hline(y=0, line_color=style.text_color, line_width=1, row=1, col=i)
+        fig.update_xaxes(title_text=plain(stages.feature), row=1, col=i)
+    fig.update_layout(height=260 + 8 * style.font_size)
     return style.apply(fig)
 
 

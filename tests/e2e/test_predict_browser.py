@@ -1,6 +1,7 @@
 """Predict first, your own tree and lesson links in a real browser: each model page asks
 and then reveals; two splits by hand are scored beside the algorithm's tree; a lesson
 link opened afresh shows its text and leaves out the hidden controls."""
+import zlib
 from urllib.parse import quote
 
 import pytest
@@ -19,6 +20,11 @@ REVEAL = "text=/Right:|You said/"
     ("random_forest", "data=iris&rf_view=Importance&rf_trees=20", None),
     ("adaboost", "data=two_moons&ab_round=2&ab_rounds=10", None),
     ("gradient_boosting", "data=friedman1&gb_round=1&gb_rounds=10", None),
+    # the second question of each page: which leaf, OOB trend, heavier points, which plot
+    ("decision_tree", "data=iris&dt_row=5", None),
+    ("random_forest", "data=iris&rf_trees=40", None),
+    ("adaboost", "data=two_moons&ab_round=3&ab_rounds=10", None),
+    ("gradient_boosting", "data=friedman1&gb_round=2&gb_rounds=10", None),
 ])
 def test_each_page_asks_then_reveals(page, app_url, path, query, tab):
     page.goto(f"{app_url}/{path}?{query}&predict=true")
@@ -31,7 +37,7 @@ def test_each_page_asks_then_reveals(page, app_url, path, query, tab):
     wait_for_app(page)
     assert page.get_by_text("Your predictions this session:").count() >= 1
     assert exceptions(page) == []
-    screenshot(page, f"predict-{path}")
+    screenshot(page, f"predict-{path}-{zlib.crc32(query.encode()) % 1000}")
 
 
 def test_two_splits_by_hand_are_scored_beside_the_algorithms(page, app_url):
