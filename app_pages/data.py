@@ -1,13 +1,14 @@
 """Data page: choose, upload or draw a table, check its schema, pick the target and the split."""
 import streamlit as st
 
-from ui import data_controls, drawing_controls, state, tables, url
+from ui import data_controls, drawing_controls, lesson, state, tables, url
 from viz.data_charts import class_balance_figure, missing_values_figure, target_histogram
 
 st.title("Data")
 st.caption("Pick a bundled dataset in the sidebar, upload your own CSV or draw your own "
            "points. Every model page trains on the table, target and train/test split "
            "chosen here.")
+lesson.show()
 
 if state.source() == state.DRAWN:
     st.subheader("Draw your own")
@@ -66,13 +67,17 @@ with schema_tab:
 st.subheader("Target and split")
 task_c, test_c, strat_c = st.columns(3)
 # Kept in the URL by ui.url with the sidebar's values: every page trains on this split.
-task_c.radio("Task", url.TASKS, key="task", horizontal=True,
-             help="auto: text or few whole-number values → classification; "
-                  "many numeric values → regression.")
-test_c.slider("Test fraction", 0.1, 0.5, step=0.05, key="test",
-              help="Share of rows held out to measure test error; the rest trains the models.")
-strat_c.checkbox("Stratify by class", key="strat",
-                 help="Keep each class's share the same in the training and the test rows.")
+if url.drawn("task"):
+    task_c.radio("Task", url.TASKS, key="task", horizontal=True,
+                 help="auto: text or few whole-number values → classification; "
+                      "many numeric values → regression.")
+if url.drawn("test"):
+    test_c.slider("Test fraction", 0.1, 0.5, step=0.05, key="test",
+                  help="Share of rows held out to measure test error; the rest trains the "
+                       "models.")
+if url.drawn("strat"):
+    strat_c.checkbox("Stratify by class", key="strat",
+                     help="Keep each class's share the same in the training and the test rows.")
 if dataset.task == "classification" and not dataset.stratified and st.session_state["strat"]:
     st.caption("A class has too few rows to stratify; the split is random instead.")
 st.caption(f"Training rows: {len(dataset.y_train):,} · test rows: {len(dataset.y_test):,}")

@@ -36,11 +36,17 @@ def _parse_hidden(texts: list[str]) -> list[str]:
     return list(dict.fromkeys(keys))
 
 
+def resolve_hidden() -> set[str]:
+    """Read the controls the link hides (before any of them is drawn: the sidebar's first)."""
+    url.resolve(url.Param(url.HIDE, [], _parse_hidden, "controls to hide", empty="none"))
+    return url.hidden()
+
+
 def show() -> None:
     """Read the lesson and the hidden controls from the link (before the page's controls
     are drawn) and show the lesson's text."""
     text = url.resolve(url.Param("lesson", "", _parse_lesson, "lesson text", empty="none"))
-    url.resolve(url.Param(url.HIDE, [], _parse_hidden, "controls to hide", empty="none"))
+    resolve_hidden()
     if text:
         st.info(literal(text), icon=":material/school:")
 

@@ -87,23 +87,29 @@ def render(pages: dict[str, list[st.Page]]) -> None:
     page switch is one entry in the browser's history that already holds the view.
     """
     url.resolve_shared()
+    lesson.resolve_hidden()  # a lesson link may hide these controls too
     names = state.sources()
     navigation = st.sidebar.container()
     with st.sidebar:
-        st.selectbox("Dataset", names, key="data", format_func=_dataset_label,
-                     on_change=_reset_target,
-                     help="A bundled dataset, or the points you draw or the file you "
-                          "upload on the Data page.")
+        if url.drawn("data"):
+            st.selectbox("Dataset", names, key="data", format_func=_dataset_label,
+                         on_change=_reset_target,
+                         help="A bundled dataset, or the points you draw or the file you "
+                              "upload on the Data page.")
         _target_select()
-        st.number_input("Random seed", min_value=0, max_value=2**31 - 1, step=1, key="seed",
-                        help="Fixes the train/test split and every random choice of the "
-                             "models: the same seed gives the same picture.")
-        st.toggle("Presentation mode", key="present",
-                  help="Large type and thick lines for a classroom projector.")
-        st.toggle("Predict first", key="predict",
-                  help="Steps and answers wait until you commit to a prediction of what "
-                       "comes next; then yours is shown beside the real one. A link with "
-                       "this on turns it on for everyone who opens it.")
+        if url.drawn("seed"):
+            st.number_input("Random seed", min_value=0, max_value=2**31 - 1, step=1,
+                            key="seed", help="Fixes the train/test split and every random "
+                                             "choice of the models: the same seed gives "
+                                             "the same picture.")
+        if url.drawn("present"):
+            st.toggle("Presentation mode", key="present",
+                      help="Large type and thick lines for a classroom projector.")
+        if url.drawn("predict"):
+            st.toggle("Predict first", key="predict",
+                      help="Steps and answers wait until you commit to a prediction of what "
+                           "comes next; then yours is shown beside the real one. A link "
+                           "with this on turns it on for everyone who opens it.")
     _navigation(navigation, pages)
     with st.sidebar:  # constant CSS and script, no user text
         st.markdown(BASE_CSS, unsafe_allow_html=True)
@@ -142,8 +148,9 @@ def _target_select() -> None:
         return
     columns = [str(c) for c in frame.columns]
     url.resolve_target(columns, state.default_target(frame))
-    st.selectbox("Target column", columns, key="target",
-                 help="The column the models learn to predict.")
+    if url.drawn("target"):
+        st.selectbox("Target column", columns, key="target",
+                     help="The column the models learn to predict.")
 
 
 #: Session key of the query the open "Link to this view" box was built from.

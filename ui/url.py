@@ -376,12 +376,25 @@ def hidden() -> set[str]:
     return set(st.session_state.get(HIDE) or ())
 
 
+#: The shared values drawn as controls (the sidebar's and the Data page's split): a
+#: lesson may hide them too.
+SHARED_CONTROLS = ("data", "target", "seed", "present", "predict", "task", "test", "strat")
+
+
 def hideable() -> dict[str, str]:
     """The controls of this run a lesson may hide, by key: the page's own values (not
-    the shared ones, tabs or sections)."""
-    return {key: param.name for key, param in st.session_state.get(_PARAMS, {}).items()
-            if not param.shared and key not in ("lesson", HIDE)
-            and not param.name.startswith("tab of") and not param.name.endswith("section")}
+    tabs or sections), then the shared controls."""
+    params = st.session_state.get(_PARAMS, {})
+    own = {key: param.name for key, param in params.items()
+           if not param.shared and key not in ("lesson", HIDE)
+           and not param.name.startswith("tab of") and not param.name.endswith("section")}
+    return own | {key: f"{params[key].name} (every page)" for key in SHARED_CONTROLS
+                  if key in params}
+
+
+def drawn(key: str) -> bool:
+    """Whether the shared control ``key`` is drawn (a lesson link may hide it)."""
+    return key not in hidden()
 
 
 def _with_preset(param: Param) -> Param:

@@ -56,3 +56,28 @@ def test_the_link_box_makes_a_lesson_link():
     query = parse_qs(urlsplit(codes[0]).query)
     assert query["lesson"] == ["Look at the root."] and query["hide"] == ["dt_max_depth"]
     assert query["data"] == ["iris"]
+
+
+def test_a_lesson_may_hide_the_shared_controls_and_keeps_their_link_values():
+    at = run_app(TREE, data="mushroom", seed="3", predict="true", lesson="One dataset today.",
+                 hide=["data", "seed", "predict", "target"])
+    assert_clean(at)
+    sidebar = {w.key for w in (*at.sidebar.selectbox, *at.sidebar.number_input,
+                               *at.sidebar.toggle)}
+    assert not sidebar & {"data", "seed", "predict", "target"}
+    assert "present" in sidebar  # the one not hidden stays
+    assert at.session_state["data"] == "mushroom" and at.session_state["seed"] == 3
+    assert at.session_state["predict"] is True
+    # the link box offers them, marked as shared
+    at.session_state["share_open"] = True
+    at.run()
+    options = at.multiselect(key="hide_draft").options
+    assert "dataset (every page)" in options and "“predict first” (every page)" in options
+
+
+def test_a_lesson_hides_the_data_pages_split_controls():
+    at = run_app(None, data="iris", test="0.3", lesson="Keep this split.", hide=["test", "strat"])
+    assert_clean(at)
+    assert not at.slider and "task" in {r.key for r in at.radio}
+    assert at.session_state["test"] == 0.3
+    assert any("Keep this split" in v for v in _infos(at))
