@@ -126,7 +126,7 @@ def dump_array(a) -> dict:
 def _dtype_name(dtype: np.dtype) -> str:
     if dtype.kind == "f":
         return "float64"
-    if dtype.kind in "iu" and dtype.itemsize == 8:
+    if dtype.kind in "iu" and dtype.itemsize >= 2:  # written as int64, read back as such
         return "int64"
     for name in ("int8", "uint8", "bool", "int64"):
         if dtype == DTYPES[name]:

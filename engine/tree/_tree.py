@@ -12,6 +12,12 @@ import numpy as np
 
 TREE_LEAF = -1
 TREE_UNDEFINED = -2
+#: The integer type of node ids, features, row counts and depths: 4 bytes a field, as
+#: scikit-learn's node records hold them, so a forest's trees take about 80 bytes a node.
+NODE_INT = np.int32
+#: The ``Tree`` fields stored as :data:`NODE_INT`.
+NODE_INTEGERS = ("children_left", "children_right", "feature", "category_child",
+                 "missing_child", "unseen_child", "n_node_samples", "depth", "parent")
 
 #: Values of ``Tree.split_kind``.
 LEAF, NUMERIC, CATEGORICAL_BINARY, CATEGORICAL_MULTIWAY = 0, 1, 2, 3
@@ -26,29 +32,29 @@ class Tree:
 
     Attributes
     ----------
-    children_left, children_right : ndarray of intp, shape (node_count,)
+    children_left, children_right : ndarray of int32, shape (node_count,)
         First and last child id; ``TREE_LEAF`` (-1) at leaves.
-    feature : ndarray of intp, shape (node_count,)
+    feature : ndarray of int32, shape (node_count,)
         Column split on; ``TREE_UNDEFINED`` (-2) at leaves.
     threshold : ndarray of float64, shape (node_count,)
         Numeric split ``x <= threshold`` goes left; NaN for categorical splits and leaves.
     split_kind : ndarray of int8, shape (node_count,)
         0 leaf, 1 numeric, 2 categorical binary, 3 categorical multiway.
-    category_child : ndarray of intp, shape (node_count, max_n_categories)
+    category_child : ndarray of int32, shape (node_count, max_n_categories)
         For categorical splits the child of each category code; -1 elsewhere.
-    missing_child : ndarray of intp, shape (node_count,)
+    missing_child : ndarray of int32, shape (node_count,)
         Child a missing value goes to; -1 at leaves.
-    unseen_child : ndarray of intp, shape (node_count,)
+    unseen_child : ndarray of int32, shape (node_count,)
         For categorical splits, the child of a category unseen at the node; -1 elsewhere.
     value : ndarray of float64, shape (node_count, n_outputs)
         Weighted class counts (classifier) or the node mean (regressor, one column).
     impurity : ndarray of float64, shape (node_count,)
-    n_node_samples : ndarray of intp, shape (node_count,)
+    n_node_samples : ndarray of int32, shape (node_count,)
         Training rows with positive weight that reached the node.
     weighted_n_node_samples : ndarray of float64, shape (node_count,)
-    depth : ndarray of intp, shape (node_count,)
+    depth : ndarray of int32, shape (node_count,)
         Root 0.
-    parent : ndarray of intp, shape (node_count,)
+    parent : ndarray of int32, shape (node_count,)
         -1 at the root.
 
     Examples
@@ -84,6 +90,12 @@ class Tree:
     weighted_n_node_samples: np.ndarray
     depth: np.ndarray
     parent: np.ndarray
+
+    def __post_init__(self):
+        for name in NODE_INTEGERS:  # whoever built the tree, its integers take 4 bytes
+            column = np.asarray(getattr(self, name))
+            if column.dtype != NODE_INT:
+                setattr(self, name, column.astype(NODE_INT))
 
     @property
     def node_count(self) -> int:

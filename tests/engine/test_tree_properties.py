@@ -342,7 +342,7 @@ def test_collapse_keeps_the_invariants_and_routes_rows_to_the_cut(data, params, 
     stop[t.children_left == -1] = True
     path = model.decision_path(X)
     # First stopping node on each path: the stopping node of least depth.
-    depth_on_path = np.where(path & stop, t.depth, np.iinfo(np.intp).max)
+    depth_on_path = np.where(path & stop, t.depth, t.node_count)  # deeper than any node
     old_stop = np.argmin(depth_on_path, axis=1)
     np.testing.assert_array_equal(pruned.tree_.value[pruned.apply(X)], t.value[old_stop])
     np.testing.assert_array_equal(pruned.tree_.depth[pruned.apply(X)], t.depth[old_stop])
