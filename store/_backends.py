@@ -23,6 +23,7 @@ import random
 import sqlite3
 import threading
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -59,7 +60,7 @@ class Transaction:
         return self._connection.execute(sql, params)
 
 
-class Backend:
+class Backend(ABC):
     """A pool of connections to one database and the transaction rules above."""
 
     name = ""
@@ -71,20 +72,25 @@ class Backend:
         self._slots = threading.BoundedSemaphore(pool_size)
         self._closed = False
 
+    @abstractmethod
     def _connect(self) -> Any:
-        raise NotImplementedError
+        """A new connection to the database."""
 
+    @abstractmethod
     def _begin(self, write: bool) -> str:
-        raise NotImplementedError
+        """The statement that begins a write or a read transaction."""
 
+    @abstractmethod
     def _is_transient(self, exc: Exception) -> bool:
-        raise NotImplementedError
+        """Whether ``exc`` is a lock or serialization conflict worth running the work again for."""
 
+    @abstractmethod
     def _reusable(self, connection: Any) -> bool:
-        raise NotImplementedError
+        """Whether ``connection`` may go back to the pool after a failed transaction."""
 
     def lock_schema(self, tx: Transaction) -> None:
         """Hold the migration lock until the end of ``tx`` (the write lock suffices on SQLite)."""
+        return  # the write transaction already excludes other writers
 
     def run(self, work: Callable[[Transaction], T], *, write: bool) -> T:
         """``work(tx)`` in one transaction, committed; retried whole on a transient failure."""

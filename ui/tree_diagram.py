@@ -39,6 +39,11 @@ class Followed:
     frame: pd.DataFrame
     title: str
 
+    @property
+    def is_test_row(self) -> bool:
+        """A row of the test set, named "Test row k (…)"; else a row the student typed."""
+        return self.title.startswith("Test row")
+
 
 #: In presentation mode the diagram's text is this many px (readable from the back row,
 #: and small enough that the top levels fit a projector's first screen), and its default
@@ -162,7 +167,7 @@ def landing_question(model, followed: Followed | None, path: np.ndarray | None,
                      depth_limit: int, key: tuple) -> np.ndarray | None:
     """With Predict first on, a followed test row asks which leaf it lands in before its
     path is drawn: the path, or None while the question waits (typed rows are not asked)."""
-    if path is None or not followed.title.startswith("Test row"):
+    if path is None or not followed.is_test_row:
         return path
     asked = predict.ask(lambda: questions.landing_leaf(
         model, followed.frame.iloc[0], path, depth_limit, questions.question_key("dt-leaf", key, followed.title),
@@ -172,7 +177,7 @@ def landing_question(model, followed: Followed | None, path: np.ndarray | None,
 
 def explain(model, followed: Followed, missing: list[int]) -> None:
     st.markdown(f"**{followed.title}**")
-    if followed.title.startswith("Test row"):
+    if followed.is_test_row:
         tables.show(followed.frame, hide_index=True)
     sentences = explain_path(model, followed.frame.iloc[0], missing_features=missing)
     st.markdown("\n".join(f"{k + 1}. {s}" for k, s in enumerate(sentences)))

@@ -29,6 +29,7 @@ from ._tree import (
     CATEGORICAL_BINARY,
     CATEGORICAL_MULTIWAY,
     LEAF,
+    NODE_INT,
     NODE_REFERENCES,
     NUMERIC,
     TREE_LEAF,
@@ -450,7 +451,7 @@ def _unstack(tree: Tree, improvement, tree_of_node, n_trees: int) -> list[tuple[
     by_tree = np.argsort(tree_of_node, kind="stable")
     counts = np.bincount(tree_of_node, minlength=n_trees)
     starts = np.cumsum(counts) - counts
-    new_id = np.full(tree.node_count + 1, TREE_LEAF, dtype=np.intp)  # [-1] stays -1
+    new_id = np.full(tree.node_count + 1, TREE_LEAF, dtype=NODE_INT)  # [-1] stays -1
     new_id[by_tree] = np.arange(tree.node_count) - np.repeat(starts, counts)
     columns = {}
     for f in dataclasses.fields(Tree):

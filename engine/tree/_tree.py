@@ -202,7 +202,7 @@ class Tree:
             parent = self.parent[at]
             removed[at] = removed[parent] | cut[parent]
         keep = np.flatnonzero(~removed)
-        new_id = np.full(self.node_count + 1, TREE_LEAF, dtype=np.intp)
+        new_id = np.full(self.node_count + 1, TREE_LEAF, dtype=NODE_INT)  # ids stay 4 bytes
         new_id[keep] = np.arange(len(keep))
         sub = replace(self, **{f.name: getattr(self, f.name)[keep] for f in fields(self)})
         for name in NODE_REFERENCES:
