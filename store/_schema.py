@@ -53,6 +53,20 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
         "CREATE INDEX failed_joins_by_client ON failed_joins (client, failed_at)",
     ),
+    (
+        # The SHA-256 of the teacher's key (hex): whoever shows it runs the class's screen.
+        "ALTER TABLE classes ADD COLUMN teacher_key_hash TEXT",
+        # Every question ever revealed: going back to one keeps it revealed and closed.
+        # classes.revealed stays the state of the question on screen.
+        """CREATE TABLE reveals (
+            code TEXT NOT NULL REFERENCES classes (code) ON DELETE CASCADE,
+            question TEXT NOT NULL,
+            revealed_at DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (code, question)
+        )""",
+        "INSERT INTO reveals (code, question, revealed_at) SELECT code, current_question, "
+        "created_at FROM classes WHERE revealed = 1 AND current_question IS NOT NULL",
+    ),
 )
 
 

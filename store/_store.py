@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import csv
+import hashlib
+import hmac
 import io
 import time
 from collections.abc import Callable
@@ -49,6 +51,11 @@ class ClassState:
     question: str | None
     revealed: bool
     expires_at: float
+
+
+def _hash_key(teacher_key: str) -> str:
+    key = check_text("teacher key", teacher_key, MAX_STUDENT)
+    return hashlib.sha256(key.encode()).hexdigest()
 
 
 def _unknown(code: str) -> StoreError:
@@ -99,13 +106,17 @@ class Store:
         """``"sqlite"`` or ``"postgresql"``."""
         return self._backend.name
 
-    def create_class(self, ttl_hours: float = DEFAULT_TTL_HOURS) -> str:
+    def create_class(self, ttl_hours: float = DEFAULT_TTL_HOURS, *,
+                     teacher_key: str | None = None) -> str:
         """Start a class that lasts ``ttl_hours``; returns its code.
 
-        Starting a class also deletes the expired ones, so a server that only ever starts
-        classes still keeps no class past its time.
+        ``teacher_key``, a secret the teacher's browser keeps, later proves who runs the
+        class (:meth:`is_teacher`); only its SHA-256 is stored. Starting a class also
+        deletes the expired ones, so a server that only ever starts classes still keeps no
+        class past its time.
         """
         ttl_s = check_ttl(ttl_hours) * 3600.0
+        key_hash = None if teacher_key is None else _hash_key(teacher_key)
 
         def work(tx: Transaction) -> str:
             now = self._clock()
@@ -113,13 +124,24 @@ class Store:
             for _ in range(_CODE_ATTEMPTS):
                 code = new_code()
                 inserted = tx.execute(
-                    "INSERT INTO classes (code, created_at, expires_at) VALUES (?, ?, ?) "
-                    "ON CONFLICT (code) DO NOTHING", (code, now, now + ttl_s)).rowcount
+                    "INSERT INTO classes (code, created_at, expires_at, teacher_key_hash) "
+                    "VALUES (?, ?, ?, ?) ON CONFLICT (code) DO NOTHING",
+                    (code, now, now + ttl_s, key_hash)).rowcount
                 if inserted == 1:
                     return code
             raise RuntimeError("no free class code found; the code space is exhausted")
 
         return self._backend.run(work, write=True)
+
+    def is_teacher(self, code: str, teacher_key: str) -> bool:
+        """Whether ``teacher_key`` is the key class ``code`` was started with (False for a
+        class without one, or not running)."""
+        code = check_code(code)
+        key_hash = _hash_key(teacher_key)
+        row = self._backend.run(lambda tx: tx.execute(
+            "SELECT teacher_key_hash FROM classes WHERE code = ? AND expires_at > ?",
+            (code, self._clock())).fetchone(), write=False)
+        return bool(row and row[0]) and hmac.compare_digest(row[0], key_hash)
 
     def join(self, code: str, student: str, *, client: str | None = None) -> bool:
         """Add ``student`` to class ``code``; True if new, False if already a member.
@@ -161,8 +183,8 @@ class Store:
     def answer(self, code: str, question: str, student: str, choice: str) -> None:
         """Record ``student``'s ``choice`` for ``question``; it replaces their earlier one.
 
-        The student must have joined. Once the question on screen is revealed its answers
-        are closed: a choice made after seeing the right answer would skew the room's count.
+        The student must have joined. Once a question is revealed its answers are closed,
+        for good: a choice made after seeing the right answer would skew the room's count.
         """
         code = check_code(code)
         question = check_text("question key", question, MAX_QUESTION)
@@ -171,8 +193,9 @@ class Store:
 
         def work(tx: Transaction) -> None:
             now = self._clock()
-            _, on_screen, revealed, _ = _require_class(tx, code, now)
-            if on_screen == question and revealed:
+            _require_class(tx, code, now)
+            if tx.execute("SELECT 1 FROM reveals WHERE code = ? AND question = ?",
+                          (code, question)).fetchone() is not None:
                 raise StoreError("The right answer to this question is already shown: "
                                  "answers to it are closed.")
             if tx.execute("SELECT 1 FROM members WHERE code = ? AND student = ?",
@@ -185,6 +208,21 @@ class Store:
                 (code, question, student, choice, now))
 
         self._backend.run(work, write=True)
+
+    def choice_of(self, code: str, question: str, student: str) -> str | None:
+        """``student``'s answer to ``question`` (None if none): a screen redrawn after a
+        reload or a restart shows the student what they chose."""
+        code = check_code(code)
+        question = check_text("question key", question, MAX_QUESTION)
+        student = check_text("student id", student, MAX_STUDENT)
+
+        def work(tx: Transaction) -> str | None:
+            _require_class(tx, code, self._clock())
+            row = tx.execute("SELECT choice FROM answers WHERE code = ? AND question = ? "
+                             "AND student = ?", (code, question, student)).fetchone()
+            return None if row is None else row[0]
+
+        return self._backend.run(work, write=False)
 
     def tally(self, code: str, question: str) -> dict[str, int]:
         """How many students chose each answer to ``question``: most chosen first, ties in
@@ -217,8 +255,8 @@ class Store:
     def show(self, code: str, view: str, question: str | None) -> None:
         """Move the class to ``view`` (a link query, may be empty) and ``question`` (or None).
 
-        Showing the question already on screen keeps its reveal; another question starts
-        hidden.
+        A question revealed before (on screen now or earlier) stays revealed; any other
+        starts hidden.
         """
         code = check_code(code)
         view = check_text("view link", view, MAX_VIEW, allow_empty=True)
@@ -228,7 +266,8 @@ class Store:
         def work(tx: Transaction) -> None:
             updated = tx.execute(
                 "UPDATE classes SET current_view = ?, current_question = ?, "
-                "revealed = CASE WHEN current_question = ? THEN revealed ELSE 0 END "
+                "revealed = CASE WHEN EXISTS (SELECT 1 FROM reveals r WHERE r.code = "
+                "classes.code AND r.question = ?) THEN 1 ELSE 0 END "
                 "WHERE code = ? AND expires_at > ?",
                 (view, question, question, code, self._clock())).rowcount
             if updated != 1:
@@ -246,9 +285,23 @@ class Store:
             if _require_class(tx, code, now)[1] != question:
                 raise StoreError("Only the question on screen can be revealed: "
                                  "show it to the class first.")
+            tx.execute("INSERT INTO reveals (code, question, revealed_at) VALUES (?, ?, ?) "
+                       "ON CONFLICT (code, question) DO NOTHING", (code, question, now))
             tx.execute("UPDATE classes SET revealed = 1 WHERE code = ?", (code,))
 
         self._backend.run(work, write=True)
+
+    def is_revealed(self, code: str, question: str) -> bool:
+        """Whether ``question`` has been revealed in class ``code`` (on screen now or not)."""
+        code = check_code(code)
+        question = check_text("question key", question, MAX_QUESTION)
+
+        def work(tx: Transaction) -> bool:
+            _require_class(tx, code, self._clock())
+            return tx.execute("SELECT 1 FROM reveals WHERE code = ? AND question = ?",
+                              (code, question)).fetchone() is not None
+
+        return self._backend.run(work, write=False)
 
     def state(self, code: str) -> ClassState | None:
         """What class ``code`` shows now; None if no such class is running."""

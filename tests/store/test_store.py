@@ -81,6 +81,17 @@ def test_the_last_answer_counts(store):
     assert _rows(store, "SELECT choice FROM answers WHERE student = ?", ("s1",)) == [("c",)]
 
 
+def test_a_students_own_answer_reads_back(store):
+    code = _class_with(store, {"s1": "left", "s2": "right"})
+    store.answer(code, "q1", "s1", "right")
+    assert store.choice_of(code, "q1", "s1") == "right"
+    assert store.choice_of(code, "q1", "s2") == "right"
+    assert store.choice_of(code, "q2", "s1") is None
+    assert store.choice_of(code, "q1", "s9") is None
+    other = _class_with(store, {"s1": "up"})
+    assert store.choice_of(other, "q1", "s1") == "up"  # one class never sees another's
+
+
 def test_only_members_answer(store):
     code = store.create_class()
     with pytest.raises(StoreError, match="Join the class"):
@@ -124,6 +135,11 @@ def test_show_and_reveal_move_the_whole_class(store, clock):
     store.show(code, "page=forest&trees=20", "q2")
     assert store.state(code) == ClassState(code, "page=forest&trees=20", "q2", False,
                                            clock() + 24 * 3600)
+    assert store.is_revealed(code, "q1") and not store.is_revealed(code, "q2")
+    store.show(code, "page=forest&trees=10", "q1")  # back to a revealed question
+    assert store.state(code).revealed is True
+    with pytest.raises(StoreError, match="closed"):
+        store.answer(code, "q1", "s2", "a")
     store.show(code, "", None)
     assert (store.state(code).view, store.state(code).question) == ("", None)
 
@@ -275,7 +291,8 @@ def test_processes_opening_a_new_sqlite_file_at_once_migrate_it_once(tmp_path):
         worker.join(60)
     assert [worker.exitcode for worker in workers] == [0, 0, 0, 0]
     with open_store(url) as store:
-        assert _rows(store, "SELECT version FROM schema_version") == [(1,)]
+        assert _rows(store, "SELECT version FROM schema_version ORDER BY version") == [
+            (v,) for v in range(1, len(MIGRATIONS) + 1)]
 
 
 @pytest.fixture
@@ -415,7 +432,54 @@ def test_migrations_run_once(store_url, clock):
             assert versions == [(v,) for v in range(1, len(MIGRATIONS) + 1)]
             clock.advance(hours=1)
     with open_store(store_url, clock=clock) as store:
-        assert _rows(store, "SELECT applied_at FROM schema_version") == [(FakeClock().now,)]
+        assert _rows(store, "SELECT applied_at FROM schema_version") == (
+            [(FakeClock().now,)] * len(MIGRATIONS))
+
+
+def test_a_version_one_database_is_upgraded_with_its_classes(store_url, clock):
+    """A database left by the first release (migration 1 only) gains the later columns
+    and keeps every class and answer."""
+    from store._backends import open_backend
+    from store._schema import SCHEMA_VERSION_TABLE
+
+    backend = open_backend(store_url)
+
+    def first_release(tx):
+        tx.execute(SCHEMA_VERSION_TABLE)
+        for statement in MIGRATIONS[0]:
+            tx.execute(statement)
+        tx.execute("INSERT INTO schema_version (version, applied_at) VALUES (1, ?)", (clock(),))
+        tx.execute("INSERT INTO classes (code, created_at, expires_at, current_question, "
+                   "revealed) VALUES (?, ?, ?, ?, ?)", ("ABCDEFGH", clock(), clock() + 3600,
+                                                        "q1", 1))
+        tx.execute("INSERT INTO members (code, student, joined_at) VALUES (?, ?, ?)",
+                   ("ABCDEFGH", "s1", clock()))
+        tx.execute("INSERT INTO answers VALUES (?, ?, ?, ?, ?)",
+                   ("ABCDEFGH", "q1", "s1", "left", clock()))
+
+    backend.run(first_release, write=True)
+    backend.close()
+    with open_store(store_url, clock=clock) as store:
+        assert _rows(store, "SELECT MAX(version) FROM schema_version") == [(len(MIGRATIONS),)]
+        assert store.tally("ABCDEFGH", "q1") == {"left": 1}
+        assert store.is_teacher("ABCDEFGH", "any key") is False  # it had none
+        store.show("ABCDEFGH", "", "q2")
+        store.show("ABCDEFGH", "", "q1")
+        assert store.state("ABCDEFGH").revealed is True  # its reveal was carried over
+        with pytest.raises(StoreError, match="closed"):
+            store.answer("ABCDEFGH", "q1", "s1", "right")
+
+
+def test_only_the_teacher_key_runs_the_class(store, clock):
+    code = store.create_class(teacher_key="k" * 43)
+    other = store.create_class(teacher_key="j" * 43)
+    assert store.is_teacher(code, "k" * 43) is True
+    assert store.is_teacher(code, "j" * 43) is False
+    assert store.is_teacher(other, "k" * 43) is False
+    assert store.is_teacher(store.create_class(), "k" * 43) is False  # started without one
+    assert "k" * 43 not in str(_rows(store, "SELECT * FROM classes"))  # only its hash is kept
+    clock.advance(hours=25)
+    assert store.is_teacher(code, "k" * 43) is False  # an expired class has no teacher
 
 
 def test_stores_opened_at_once_migrate_once(store_url, clock):
