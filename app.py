@@ -5,7 +5,7 @@ keep_freed_memory()  # before any fit, and before the worker processes start
 
 import streamlit as st  # noqa: E402
 
-from ui import fitting, predict, sidebar, state, url  # noqa: E402
+from ui import fitting, live, predict, sidebar, state, url  # noqa: E402
 
 # The sidebar opens except on phones; presentation mode folds it on narrow screens
 # (ui.sidebar.fold_on_narrow_screen).
@@ -31,11 +31,12 @@ PAGES = {
 fitting.start_workers()  # once per server: the first forest need not wait for them
 page = st.navigation(PAGES, position="hidden")  # the sidebar draws the links
 url.begin_run(st.container())  # notices about the link's values go above the page
-sidebar.render(PAGES)
+sidebar.render(PAGES, page)
 try:
     page.run()
 except state.PageStopped:
     pass  # the page has said why it ends early
 url.end_run()
+live.end_run()  # a class follows the teacher's view once its URL is written
 sidebar.share_link()
 predict.score_box()

@@ -11,7 +11,7 @@ import streamlit as st
 
 from engine.data import DataError
 
-from . import lesson, state, url
+from . import lesson, live, state, url
 
 #: Session key of the "Link to this view" expander (open or not); not part of the link.
 SHARE_OPEN = "share_open"
@@ -80,14 +80,15 @@ def _dataset_label(name: str) -> str:
     return state.samples()[name]["title"]
 
 
-def render(pages: dict[str, list[st.Page]]) -> None:
-    """Draw the shared sidebar (called by app.py before the page runs).
+def render(pages: dict[str, list[st.Page]], page: st.Page) -> None:
+    """Draw the shared sidebar (called by app.py before ``page`` runs).
 
     ``ui.url`` keeps its values in the URL; the links to the pages carry them, so a
     page switch is one entry in the browser's history that already holds the view.
     """
     url.resolve_shared()
     lesson.resolve_hidden()  # a lesson link may hide these controls too
+    live.resolve(page)  # a class's link makes this session a student (or its teacher)
     names = state.sources()
     navigation = st.sidebar.container()
     with st.sidebar:
@@ -110,6 +111,7 @@ def render(pages: dict[str, list[st.Page]]) -> None:
                       help="Steps and answers wait until you commit to a prediction of what "
                            "comes next; then yours is shown beside the real one. A link "
                            "with this on turns it on for everyone who opens it.")
+    live.panel(pages)
     _navigation(navigation, pages)
     with st.sidebar:  # constant CSS and script, no user text
         st.markdown(BASE_CSS, unsafe_allow_html=True)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from . import url
+from . import live, url
 from .sidebar import refresh_link
 
 
@@ -43,7 +43,11 @@ def stepped(draw: Callable[[int], None], *, first: int, last: int, key: str, lab
         if not url.in_full_run() and not st.session_state.get(playing_key):
             url.write([key])  # a full run writes the URL at its end
             refresh_link()  # the open "Link to this view" box follows the step
-        if draw(step) is False and st.session_state.get(playing_key):
+        live.begin_step()
+        waits = draw(step) is False
+        if not url.in_full_run():
+            live.publish()  # a class follows the teacher's step
+        if waits and st.session_state.get(playing_key):
             st.session_state[playing_key] = False  # a question waits: play stops at it
             st.rerun(scope="app")
 

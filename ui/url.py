@@ -12,8 +12,9 @@ The rules, in one place:
 * A value equal to its default is not written into the URL; a missing value means the
   default. The dataset's name is always written: a link says which data it shows.
 * Where the URL and the session disagree, the one that changed wins. A link opened (a
-  session's first run) or Back / Forward to an entry this app wrote (it always holds
-  ``data``) comes from outside, and the URL wins. Otherwise the session's value, just
+  session's first run, or a view a live class sends: :func:`open_link`) or Back /
+  Forward to an entry this app wrote (it always holds ``data``) comes from outside, and
+  the URL wins. Otherwise the session's value, just
   chosen on screen, wins: a widget change sends a URL a step behind, and a page switch
   one without the page's values.
 * A value the user never changed follows its default when that depends on the data (the
@@ -51,6 +52,7 @@ _OUTSIDE = "gb_url_outside"    # this run's URL came from outside (a link, Back,
 _NOTICE_BOX = "gb_notice_box"  # this run's container for notices, above the page
 _NOTICED = "gb_url_noticed"    # the keys this run has given a notice about
 _FULL_RUN = "gb_full_run"      # between begin_run and end_run: not a fragment's rerun
+_OPENED = "gb_url_opened"      # the next run opens a link this session was sent to (open)
 
 TASKS = ("auto", "classification", "regression")
 
@@ -166,7 +168,8 @@ def begin_run(box) -> None:
     """First in every full run: ``box`` (a container above the page) takes notices."""
     ctx = get_script_run_ctx()
     history = bool(ctx and ctx.is_history_navigation) and "data" in st.query_params
-    st.session_state[_OUTSIDE] = _WRITTEN not in st.session_state or history
+    opened = st.session_state.pop(_OPENED, False)
+    st.session_state[_OUTSIDE] = _WRITTEN not in st.session_state or history or opened
     st.session_state[_NOTICE_BOX] = box
     st.session_state[_NOTICED] = set()
     drawn = st.session_state.get(_PARAMS, {})
@@ -250,6 +253,13 @@ def came_from_outside() -> bool:
     if _FULL_RUN not in st.session_state:  # a script without app.py's begin_run (tests)
         return _WRITTEN not in st.session_state
     return in_full_run() and bool(st.session_state.get(_OUTSIDE))
+
+
+def open_link(page, query: dict[str, list[str]]) -> None:
+    """Switch this session to ``page`` with ``query``, as if the link had been opened: its
+    values win over the session's (a student following the teacher's view)."""
+    st.session_state[_OPENED] = True
+    st.switch_page(page, query_params=query)
 
 
 def in_full_run() -> bool:

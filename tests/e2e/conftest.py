@@ -60,15 +60,17 @@ SHAPES_CSV = (
 
 
 @contextlib.contextmanager
-def serve():
-    """A fresh ``streamlit run app.py`` on a free local port; yields its base URL."""
+def serve(env: dict[str, str] | None = None, port: int | None = None):
+    """A fresh ``streamlit run app.py`` on ``port`` (a free local one if None), with
+    ``env`` added to the environment; yields its base URL."""
     _mkdirs()
-    port = _free_port()
+    port = _free_port() if port is None else port
     cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
            "--server.port", str(port), "--server.address", "127.0.0.1",
            "--server.headless", "true", "--browser.gatherUsageStats", "false"]
-    with open(ROOT / "artifacts" / f"streamlit-e2e-{port}.log", "w") as log:
-        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    with open(ROOT / "artifacts" / f"streamlit-e2e-{port}.log", "a") as log:
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+                                env={**os.environ, **(env or {})})
         try:
             url = f"http://127.0.0.1:{port}"
             _wait_healthy(url, proc)

@@ -21,6 +21,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 FINISHED = ForwardMsg.FINISHED_SUCCESSFULLY
 RERUN = ForwardMsg.FINISHED_EARLY_FOR_RERUN
+FRAGMENT_FINISHED = ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY
 
 
 @dataclass
@@ -94,3 +95,199 @@ def crowd(base_url: str, page: str, query: str, n: int, timeout_s: float = 240.0
     worker.start()
     worker.join()
     return visits
+
+
+# --- A student in a live class ----------------------------------------------------------------
+
+@dataclass
+class ClassVisit:
+    """One student's part in a live class, as the server answered it."""
+
+    options: list[str] = field(default_factory=list)  # the question's options on screen
+    choice: str | None = None
+    joined_s: float | None = None   # opening the class link until the question is on screen
+    sent_s: float | None = None     # the answer's click until "Sent" came back
+    revealed_s: float | None = None  # the teacher's reveal until the truth was on screen
+    errors: list[str] = field(default_factory=list)
+
+
+class ClassStudent:
+    """A browser tab in a live class, spoken from Python: opens the class link, follows the
+    teacher's view (the server switches its page), polls as the page's auto-rerunning
+    fragments ask (every ``run_every``, as a browser's timer does), answers the question on
+    screen by its radio (a fragment rerun with the widget's new value, as a click sends),
+    and waits for the reveal."""
+
+    def __init__(self, base_url: str, page: str, query: str):
+        self.base_url, self.page, self.query = base_url, page, query
+        self.seen = ClassVisit()
+        self._widgets: dict[str, object] = {}  # widget id -> WidgetState sent with each rerun
+        self._radio: tuple[str, str] | None = None  # (widget id, fragment id)
+        self._polls: dict[str, float] = {}  # fragment id -> interval (s)
+        self._page_hash = ""
+        self._texts: list[str] = []
+        self.trace: list[tuple] = []  # the non-element messages, in order (for a report)
+
+    def _rerun(self, fragment_id: str = "", auto: bool = False) -> bytes:
+        message = BackMsg()
+        rerun = message.rerun_script
+        rerun.query_string = self.query
+        rerun.page_script_hash = self._page_hash
+        rerun.fragment_id = fragment_id
+        rerun.is_auto_rerun = auto
+        rerun.widget_states.widgets.extend(self._widgets.values())
+        return message.SerializeToString()
+
+    async def _read(self, socket) -> None:
+        while True:
+            message = ForwardMsg()
+            message.ParseFromString(await socket.recv())
+            kind = message.WhichOneof("type")
+            if kind != "delta":
+                self.trace.append((kind, str(getattr(message, kind)).replace("\n", " ")[:80]
+                                   if kind in ("script_finished", "auto_rerun",
+                                               "page_info_changed", "stop_auto_rerun")
+                                   else list(message.metadata.run.fragment_ids)))
+            if kind == "new_session":
+                self._page_hash = message.new_session.page_script_hash
+                if not message.metadata.run.fragment_ids:
+                    self._polls.clear()  # a full run announces its polling fragments anew
+            elif kind == "page_info_changed":
+                self.query = message.page_info_changed.query_string
+            elif kind == "auto_rerun":
+                self._polls[message.auto_rerun.fragment_id] = message.auto_rerun.interval
+            elif kind == "delta" and message.delta.WhichOneof("type") == "new_element":
+                self._element(message.delta.new_element, message.delta.fragment_id)
+            elif kind == "script_finished":
+                if message.script_finished not in (FINISHED, RERUN, FRAGMENT_FINISHED):
+                    self.seen.errors.append(f"script finished with {message.script_finished}")
+
+    def _element(self, element, fragment_id: str) -> None:
+        kind = element.WhichOneof("type")
+        if kind == "exception":
+            self.seen.errors.append(
+                f"{element.exception.type}: {element.exception.message}"[:300])
+        elif kind == "radio" and "predict_" in element.radio.id:
+            self._radio = (element.radio.id, fragment_id)
+            self.seen.options = list(element.radio.options)
+        elif kind == "markdown":
+            self._texts.append(element.markdown.body)
+        elif kind == "alert":
+            self._texts.append(element.alert.body)
+
+    def _saw(self, pattern: str) -> bool:
+        return any(pattern in text for text in self._texts)
+
+    async def _poll(self, socket) -> None:
+        """Send the auto-reruns the page asked for, as a browser's timers do (one tick a
+        second; a fragment asking every second is polled on each tick)."""
+        while True:
+            await asyncio.sleep(1.0)
+            for fragment_id in list(self._polls):
+                self.trace.append(("poll sent", fragment_id[:6]))
+                await socket.send(self._rerun(fragment_id, auto=True))
+
+    async def _until(self, condition, timeout_s: float, what: str) -> float | None:
+        started = time.perf_counter()
+        while not condition():
+            if time.perf_counter() - started > timeout_s:
+                if what is not None:
+                    self.seen.errors.append(f"{what}: not within {timeout_s:.0f} s")
+                return None
+            await asyncio.sleep(0.05)
+        return time.perf_counter() - started
+
+    async def attend(self, pick: int, answer_at, revealed: asyncio.Event,
+                     timeout_s: float) -> ClassVisit:
+        """Open the link, answer option ``pick`` at ``answer_at()`` (a ``perf_counter``
+        time, None until it is known), then wait until ``revealed`` is set and the truth
+        reaches this screen."""
+        from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+        try:
+            async with websockets.connect(stream_url(self.base_url), subprotocols=["streamlit"],
+                                          max_size=None, open_timeout=timeout_s) as socket:
+                reader = asyncio.create_task(self._read(socket))
+                poller = asyncio.create_task(self._poll(socket))
+                try:
+                    await socket.send(_open_link(self.page, self.query))
+                    self.seen.joined_s = await self._until(
+                        lambda: self._radio is not None and self._saw("Choose your answer"),
+                        timeout_s, "the question")
+                    if self.seen.joined_s is None:
+                        return self.seen
+                    while answer_at() is None:
+                        await asyncio.sleep(0.05)
+                    await asyncio.sleep(max(0.0, answer_at() - time.perf_counter()))
+                    widget_id, fragment_id = self._radio
+                    self.seen.choice = self.seen.options[pick]
+                    state = WidgetState(id=widget_id, string_value=self.seen.choice)
+                    self._widgets[widget_id] = state
+                    self._texts.clear()
+                    await socket.send(self._rerun(fragment_id))
+                    # The receipt is shown when the answer's box is redrawn; the answer
+                    # itself is counted by the click's callback in whichever run carries
+                    # it (the teacher's tally is the test of that), so a missing receipt
+                    # is reported, not an error.
+                    self.seen.sent_s = await self._until(lambda: self._saw("Sent:"), 30.0,
+                                                         None)
+                    await revealed.wait()  # the truth may already be here: it is kept
+                    self.seen.revealed_s = await self._until(
+                        lambda: self._saw("Right:") or self._saw("You said"), timeout_s,
+                        "the reveal")
+                finally:
+                    poller.cancel()
+                    reader.cancel()
+        except (OSError, websockets.WebSocketException) as error:
+            self.seen.errors.append(f"connection: {error!r}")
+        return self.seen
+
+
+class Class:
+    """``len(picks)`` students in one class, on an event loop in a thread of its own (the
+    teacher is a Playwright page in the main thread). Student i opens ``/page?query``,
+    answers option ``picks[i]`` at a moment spread evenly over ``window_s`` seconds from
+    when the last has the question on screen, and waits for :meth:`reveal`."""
+
+    def __init__(self, base_url: str, page: str, query: str, picks: list[int],
+                 window_s: float, timeout_s: float = 240.0):
+        self.students = [ClassStudent(base_url, page, query) for _ in picks]
+        self.visits: list[ClassVisit] = []
+        self._picks, self._window_s, self._timeout_s = picks, window_s, timeout_s
+        self.answering_from: float | None = None  # when the first answer is sent
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._revealed: asyncio.Event | None = None
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=lambda: asyncio.run(self._main()))
+
+    async def _main(self) -> None:
+        self._loop, self._revealed = asyncio.get_running_loop(), asyncio.Event()
+        self._ready.set()
+        spacing = self._window_s / max(1, len(self.students) - 1)
+
+        def when(i: int):
+            return None if self.answering_from is None else self.answering_from + i * spacing
+
+        tasks = [asyncio.create_task(s.attend(self._picks[i], lambda i=i: when(i),
+                                              self._revealed, self._timeout_s))
+                 for i, s in enumerate(self.students)]
+        # Everyone answers once the whole class has the question on screen.
+        while any(s.seen.joined_s is None and not s.seen.errors for s in self.students):
+            await asyncio.sleep(0.1)
+        self.answering_from = time.perf_counter() + 0.5
+        self.visits = list(await asyncio.gather(*tasks))
+
+    def __enter__(self) -> Class:
+        self._thread.start()
+        self._ready.wait()
+        return self
+
+
+    def reveal(self) -> None:
+        """The teacher has revealed: every student now waits for the truth on screen."""
+        if self._loop is not None and not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(self._revealed.set)
+
+    def __exit__(self, *exc_info) -> None:
+        self.reveal()  # nobody waits forever, whatever happened
+        self._thread.join(self._timeout_s + 60)
