@@ -66,7 +66,7 @@ class Role:
     student: str = ""
 
 
-@st.cache_resource(show_spinner=False)
+@st.cache_resource(show_spinner=False, max_entries=1)
 def class_store() -> Store:
     """The server's class store (one per process; it keeps no user's data in memory)."""
     return open_store()
