@@ -168,7 +168,7 @@ def test_a_class_answers_reveals_and_survives_a_restart(browser, class_env):
                 student.wait_for_url(re.compile(r"dt_step=2"), timeout=FOLLOW_S * 1000)
             print(f"the next step reached all 5 students in {time.perf_counter() - clicked:.1f} s")
 
-        # The server stops (every session is lost) and starts again on the same database.
+        # A restart loses every session and keeps the database: the class comes back from it.
         # The open pages reconnect by themselves, as they would in a lecture room.
         with serve(env=class_env, port=port):
             teacher.get_by_text("Ask the class.").first.wait_for(timeout=60_000)
