@@ -5,7 +5,9 @@ keep_freed_memory()  # before any fit, and before the worker processes start
 
 import streamlit as st  # noqa: E402
 
-from ui import fitting, live, predict, sidebar, state, url  # noqa: E402
+from ui import fitting, live, predict, runner_order, sidebar, state, url  # noqa: E402
+
+runner_order.install()  # once per server: no run's output is dropped for the next run's
 
 # The sidebar opens except on phones; presentation mode folds it on narrow screens
 # (ui.sidebar.fold_on_narrow_screen).

@@ -382,9 +382,12 @@ def _follow(pages) -> None:
             _leave()
             st.session_state[_PROBLEM] = "The class has ended (or its time is up)."
             st.rerun(scope="app")
-        if shown.view is not None and shown.view != st.session_state.get(_FOLLOWED):
+        path, _, query = (shown.view or "").partition("?")
+        # A new view of the teacher's is opened; so is the teacher's page when this
+        # screen's last full run drew another (a page switch lost under load).
+        if shown.view is not None and (shown.view != st.session_state.get(_FOLLOWED)
+                                       or path != st.session_state.get(_PAGE)):
             st.session_state[_FOLLOWED] = shown.view
-            path, _, query = shown.view.partition("?")
             target = next((p for p in pages if p.url_path == path), None)
             if target is not None:
                 opened = parse_qs(query, keep_blank_values=True)

@@ -150,6 +150,7 @@ class ClassStudent:
                                    else list(message.metadata.run.fragment_ids)))
             if kind == "new_session":
                 self._page_hash = message.new_session.page_script_hash
+                self.trace.append(("page", self._page_hash[:8]))
                 if not message.metadata.run.fragment_ids:
                     self._polls.clear()  # a full run announces its polling fragments anew
             elif kind == "page_info_changed":

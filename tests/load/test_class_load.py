@@ -45,6 +45,12 @@ def _summary(name: str, seconds: list[float | None]) -> str:
             f"({len(done)} of {len(seconds)})")
 
 
+def _stuck(students) -> str:
+    """The errors and last messages of the first few students that did not get through."""
+    return "\n".join(f"{s.seen.errors}: last messages {s.trace[-25:]}"
+                     for s in list(students)[:3])
+
+
 def test_a_hundred_students_answer_one_question(browser, tmp_path):
     with serve(env={"GLASSBOX_DATA_DIR": str(tmp_path)}) as url:
         context = browser.new_context(viewport={"width": 1600, "height": 1000})
@@ -60,10 +66,11 @@ def test_a_hundred_students_answer_one_question(browser, tmp_path):
             picks = [random.Random(i).randrange(3) for i in range(STUDENTS)]
 
             with Class(url, "", f"class={code}", picks, WINDOW_S, TIMEOUT_S) as room:
-                deadline = time.time() + TIMEOUT_S
+                deadline = time.time() + TIMEOUT_S + 30  # a student gives up at TIMEOUT_S
                 while room.answering_from is None and time.time() < deadline:
                     time.sleep(0.2)
-                assert room.answering_from is not None, "the class never had the question"
+                assert room.answering_from is not None, "the class never had the question:\n" + (
+                    _stuck(s for s in room.students if s.seen.joined_s is None))
                 time.sleep(max(0.0, room.answering_from + WINDOW_S - time.perf_counter()))
                 last_answer = time.perf_counter()
                 shown = tally(teacher, STUDENTS, timeout_s=TIMEOUT_S)
@@ -88,7 +95,8 @@ def test_a_hundred_students_answer_one_question(browser, tmp_path):
                                 [v.sent_s for v in visits]))
     print("[class] " + _summary("reveal to the truth on screen", [v.revealed_s for v in visits]))
     print(f"[class] the projector's tally was complete {tally_after:.1f} s after the last answer")
-    assert [e for v in visits for e in v.errors] == []
+    assert not any(s.seen.errors for s in room.students), _stuck(
+        s for s in room.students if s.seen.errors)
     assert all(v.options == options for v in visits)  # one question for the whole class
     assert dict(zip(shown["y"], shown["x"], strict=True)) == {o: chosen.get(o, 0) for o in options}
     with open_store(f"sqlite://{tmp_path}/glassbox.db") as store:

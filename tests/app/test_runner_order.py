@@ -1,0 +1,116 @@
+"""ui.runner_order: a request that finds the session's runner stopping waits for its
+shutdown, so none of the stopping runner's messages are ignored for the new runner's.
+
+The session here is a stand-in with the two methods the fix wraps, behaving as
+Streamlit's do: creating a runner makes it current; an event from a runner that is not
+current is ignored; the current runner's shutdown leaves the session without one. (The
+race itself needs a loaded server: tests/load/test_class_load.py.)
+"""
+from __future__ import annotations
+
+from streamlit.runtime.app_session import AppSessionState
+from streamlit.runtime.scriptrunner import ScriptRunnerEvent
+
+from ui import runner_order
+
+SHUTDOWN, STARTED = ScriptRunnerEvent.SHUTDOWN, ScriptRunnerEvent.SCRIPT_STARTED
+
+
+class Runner:
+    def __init__(self, first):
+        self.requests, self.stopping = [first], False
+
+    def request_rerun(self, rerun_data) -> bool:
+        if self.stopping:
+            return False
+        self.requests.append(rerun_data)
+        return True
+
+
+class Session:
+    def __init__(self):
+        self._scriptrunner, self._state = None, AppSessionState.APP_NOT_RUNNING
+        self.runners, self.handled = [], []
+
+    def _create_scriptrunner(self, initial_rerun_data) -> None:
+        self._scriptrunner = Runner(initial_rerun_data)
+        self.runners.append(self._scriptrunner)
+
+    def _handle_scriptrunner_event_on_event_loop(self, sender, event, *args, **kwargs):
+        if sender is not self._scriptrunner:
+            return  # as Streamlit: the events of a runner that is not current are ignored
+        self.handled.append(event)
+        if event == SHUTDOWN:
+            self._scriptrunner = None
+
+    def request_rerun(self, rerun_data) -> None:
+        """Streamlit's path for a fragment's rerun: the current runner, else a new one."""
+        if self._scriptrunner is not None and self._scriptrunner.request_rerun(rerun_data):
+            return
+        self._create_scriptrunner(rerun_data)
+
+
+class Ordered(Session):
+    pass
+
+
+runner_order.install(Ordered)
+
+
+def test_installing_twice_wraps_once():
+    wrapped = Ordered._create_scriptrunner
+    assert runner_order.install(Ordered)
+    assert Ordered._create_scriptrunner is wrapped
+
+
+def test_without_the_fix_the_stopping_runners_events_are_lost():
+    session = Session()
+    session.request_rerun("poll 1")
+    first = session.runners[0]
+    first.stopping = True  # its run has ended; its events still wait for the loop
+    session.request_rerun("poll 2")
+    session._handle_scriptrunner_event_on_event_loop(first, STARTED)
+    assert session.handled == []  # the first run's page never reaches the browser
+
+
+def test_a_request_waits_until_the_stopping_runner_has_shut_down():
+    session = Ordered()
+    session.request_rerun("poll 1")
+    first = session.runners[0]
+    first.stopping = True
+    session.request_rerun("poll 2")
+    session.request_rerun("answer")
+    assert session.runners == [first]  # no second runner while the first has events
+    session._handle_scriptrunner_event_on_event_loop(first, STARTED)
+    session._handle_scriptrunner_event_on_event_loop(first, SHUTDOWN)
+    assert session.handled == [STARTED, SHUTDOWN]  # every event of the first was handled
+    assert len(session.runners) == 2
+    assert session.runners[1].requests == ["poll 2", "answer"]  # in order, folded together
+
+
+def test_a_fresh_runner_supersedes_what_waited():
+    session = Ordered()
+    session.request_rerun("poll 1")
+    session.runners[0].stopping = True
+    session.request_rerun("poll 2")
+    session._scriptrunner = None  # a full rerun stops the runner and starts afresh
+    session._create_scriptrunner("full rerun")
+    session._handle_scriptrunner_event_on_event_loop(session.runners[1], SHUTDOWN)
+    assert [r.requests for r in session.runners] == [["poll 1"], ["full rerun"]]
+
+
+def test_nothing_is_started_for_a_session_that_is_closing():
+    session = Ordered()
+    session.request_rerun("poll 1")
+    first = session.runners[0]
+    first.stopping = True
+    session.request_rerun("poll 2")
+    session._state = AppSessionState.SHUTDOWN_REQUESTED
+    session._handle_scriptrunner_event_on_event_loop(first, SHUTDOWN)
+    assert session.runners == [first]
+
+
+def test_streamlits_session_is_wrapped():
+    from streamlit.runtime.app_session import AppSession
+    assert runner_order.install()
+    assert getattr(AppSession._create_scriptrunner, "_glassbox_ordered", False)
