@@ -1,0 +1,1 @@
+"""Running Glassbox for a department: several processes behind nginx (docs/deploy.md)."""
