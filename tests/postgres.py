@@ -101,3 +101,16 @@ def postgres_server():
         if (data / "postmaster.pid").exists():
             _run([pg_ctl, "-D", str(data), "-m", "immediate", "-w", "stop"], user, root)
         shutil.rmtree(root, ignore_errors=True)
+
+
+def new_schema(server: str) -> tuple[str, str]:
+    """An empty schema in ``server``'s database (much faster to make than a database):
+    (its name, a URL whose connections have it first on the search path)."""
+    import uuid
+
+    import psycopg
+
+    schema = f"class_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(server, autocommit=True) as admin:
+        admin.execute(f"CREATE SCHEMA {schema}")
+    return schema, f"{server}&options=-csearch_path%3D{schema}"

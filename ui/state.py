@@ -277,8 +277,12 @@ def current_dataset() -> Dataset | None:
         st.error(f"**Your file could not be read.** {error}")
         return None
     if frame is None:
-        st.info("This view uses an uploaded file, which is not kept in links. "
-                "Upload it again on the **Data** page.")
+        # A link never carries the file, and a file lives in the server process that
+        # received it: a restart, or a page moved to another process when its own was lost
+        # (deploy/), comes back without it.
+        st.info("This view uses an uploaded file that this server no longer holds: a link "
+                "does not carry the file, and a server restart forgets it. "
+                "Upload it again on the **Data** page.", icon=":material/upload_file:")
         return None
     if source() == DRAWN and frame[drawing.COLUMNS[-1]].nunique() < 2:
         st.info(f"**Draw points of at least two classes** on the **Data** page: a classifier "

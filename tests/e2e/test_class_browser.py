@@ -17,7 +17,7 @@ from collections import Counter
 
 import pytest
 
-from tests.postgres import postgres_server  # noqa: F401 - the fixture, offered here
+from tests.postgres import new_schema, postgres_server  # noqa: F401 - the fixture, offered here
 
 from .conftest import _free_port, exceptions, screenshot, serve, wait_for_app
 
@@ -83,15 +83,7 @@ def class_env(request, tmp_path):
     database of the throw-away PostgreSQL cluster."""
     if request.param == "sqlite":
         return {"GLASSBOX_DATA_DIR": str(tmp_path)}
-    import uuid
-
-    import psycopg
-
-    server = request.getfixturevalue("postgres_server")
-    schema = f"class_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(server, autocommit=True) as admin:
-        admin.execute(f"CREATE SCHEMA {schema}")
-    return {"GLASSBOX_DATABASE_URL": f"{server}&options=-csearch_path%3D{schema}"}
+    return {"GLASSBOX_DATABASE_URL": new_schema(request.getfixturevalue("postgres_server"))[1]}
 
 
 def test_a_class_answers_reveals_and_survives_a_restart(browser, class_env):

@@ -108,6 +108,8 @@ class ClassVisit:
     joined_s: float | None = None   # opening the class link until the question is on screen
     sent_s: float | None = None     # the answer's click until "Sent" came back
     revealed_s: float | None = None  # the teacher's reveal until the truth was on screen
+    reconnects: int = 0             # connections lost and opened again
+    restored_s: float | None = None  # the last loss until the question was back on screen
     errors: list[str] = field(default_factory=list)
 
 
@@ -118,8 +120,10 @@ class ClassStudent:
     screen by its radio (a fragment rerun with the widget's new value, as a click sends),
     and waits for the reveal."""
 
-    def __init__(self, base_url: str, page: str, query: str):
+    def __init__(self, base_url: str, page: str, query: str,
+                 cookies: dict[str, str] | None = None):
         self.base_url, self.page, self.query = base_url, page, query
+        self.cookies = dict(cookies or {})  # sent with each connection, as a browser does
         self.seen = ClassVisit()
         self._widgets: dict[str, object] = {}  # widget id -> WidgetState sent with each rerun
         self._radio: tuple[str, str] | None = None  # (widget id, fragment id)
@@ -127,6 +131,10 @@ class ClassStudent:
         self._page_hash = ""
         self._texts: list[str] = []
         self.trace: list[tuple] = []  # the non-element messages, in order (for a report)
+        self._reader: asyncio.Task | None = None
+        self._chosen_on_screen: str | None = None  # the option the radio shows chosen
+        self._lost_at = 0.0
+        self.answered = asyncio.Event()  # set once this student's answer has been sent
 
     def _rerun(self, fragment_id: str = "", auto: bool = False) -> bytes:
         message = BackMsg()
@@ -171,6 +179,8 @@ class ClassStudent:
         elif kind == "radio" and "predict_" in element.radio.id:
             self._radio = (element.radio.id, fragment_id)
             self.seen.options = list(element.radio.options)
+            self._chosen_on_screen = self.seen.options[element.radio.default] \
+                if element.radio.HasField("default") else None
         elif kind == "markdown":
             self._texts.append(element.markdown.body)
         elif kind == "alert":
@@ -186,11 +196,16 @@ class ClassStudent:
             await asyncio.sleep(1.0)
             for fragment_id in list(self._polls):
                 self.trace.append(("poll sent", fragment_id[:6]))
-                await socket.send(self._rerun(fragment_id, auto=True))
+                try:
+                    await socket.send(self._rerun(fragment_id, auto=True))
+                except websockets.ConnectionClosed:
+                    return  # the reader reports the loss
 
-    async def _until(self, condition, timeout_s: float, what: str) -> float | None:
+    async def _until(self, condition, timeout_s: float, what: str | None) -> float | None:
         started = time.perf_counter()
         while not condition():
+            if self._reader is not None and self._reader.done():
+                self._reader.result()  # the connection was lost: raise why
             if time.perf_counter() - started > timeout_s:
                 if what is not None:
                     self.seen.errors.append(f"{what}: not within {timeout_s:.0f} s")
@@ -198,61 +213,105 @@ class ClassStudent:
             await asyncio.sleep(0.05)
         return time.perf_counter() - started
 
+    def _reopen(self) -> bytes:
+        """What a tab whose connection was lost sends on reconnecting: its page and URL."""
+        message = BackMsg()
+        message.rerun_script.page_script_hash = self._page_hash
+        message.rerun_script.query_string = self.query
+        return message.SerializeToString()
+
     async def attend(self, pick: int, answer_at, revealed: asyncio.Event,
                      timeout_s: float) -> ClassVisit:
         """Open the link, answer option ``pick`` at ``answer_at()`` (a ``perf_counter``
         time, None until it is known), then wait until ``revealed`` is set and the truth
-        reaches this screen."""
+        reaches this screen. A lost connection is opened again, as a browser does (up to
+        three times): the page and URL the tab had, and the question must come back, with
+        this student's answer if it was sent."""
+        while True:
+            try:
+                return await self._lesson(pick, answer_at, revealed, timeout_s)
+            except (OSError, websockets.WebSocketException) as error:
+                if self.seen.reconnects >= 3 or self.seen.joined_s is None:
+                    self.seen.errors.append(f"connection: {error!r}")
+                    return self.seen
+                self.seen.reconnects += 1
+                self._lost_at = time.perf_counter()
+                await asyncio.sleep(1.0)  # a browser waits a moment before reconnecting
+
+    async def _lesson(self, pick: int, answer_at, revealed: asyncio.Event,
+                      timeout_s: float) -> ClassVisit:
         from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-        try:
-            async with websockets.connect(stream_url(self.base_url), subprotocols=["streamlit"],
-                                          max_size=None, open_timeout=timeout_s) as socket:
-                reader = asyncio.create_task(self._read(socket))
-                poller = asyncio.create_task(self._poll(socket))
-                try:
+        headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())} \
+            if self.cookies else None
+        async with websockets.connect(stream_url(self.base_url), subprotocols=["streamlit"],
+                                      max_size=None, open_timeout=timeout_s,
+                                      additional_headers=headers) as socket:
+            self._texts, self._radio, self._polls = [], None, {}
+            self._chosen_on_screen = None
+            self._reader = asyncio.create_task(self._read(socket))
+            poller = asyncio.create_task(self._poll(socket))
+            try:
+                if self.seen.joined_s is None:
                     await socket.send(_open_link(self.page, self.query))
                     self.seen.joined_s = await self._until(
                         lambda: self._radio is not None and self._saw("Choose your answer"),
                         timeout_s, "the question")
                     if self.seen.joined_s is None:
                         return self.seen
+                else:
+                    await socket.send(self._reopen())
+                    answered = self.seen.choice is not None
+                    back = await self._until(
+                        lambda: self._radio is not None and (
+                            self._chosen_on_screen == self.seen.choice and self._saw("Sent:")
+                            if answered else self._saw("Choose your answer")),
+                        timeout_s, "the question after reconnecting")
+                    if back is None:
+                        return self.seen
+                    self.seen.restored_s = time.perf_counter() - self._lost_at
+                if self.seen.choice is None:
                     while answer_at() is None:
                         await asyncio.sleep(0.05)
                     await asyncio.sleep(max(0.0, answer_at() - time.perf_counter()))
                     widget_id, fragment_id = self._radio
                     self.seen.choice = self.seen.options[pick]
-                    state = WidgetState(id=widget_id, string_value=self.seen.choice)
-                    self._widgets[widget_id] = state
+                    self._widgets[widget_id] = WidgetState(id=widget_id,
+                                                           string_value=self.seen.choice)
                     self._texts.clear()
+                    sent_at = time.perf_counter()
                     await socket.send(self._rerun(fragment_id))
                     # The receipt is shown when the answer's box is redrawn; the answer
                     # itself is counted by the click's callback in whichever run carries
                     # it (the teacher's tally is the test of that), so a missing receipt
                     # is reported, not an error.
-                    self.seen.sent_s = await self._until(lambda: self._saw("Sent:"), 30.0,
-                                                         None)
-                    await revealed.wait()  # the truth may already be here: it is kept
-                    self.seen.revealed_s = await self._until(
-                        lambda: self._saw("Right:") or self._saw("You said"), timeout_s,
-                        "the reveal")
-                finally:
-                    poller.cancel()
-                    reader.cancel()
-        except (OSError, websockets.WebSocketException) as error:
-            self.seen.errors.append(f"connection: {error!r}")
-        return self.seen
+                    if await self._until(lambda: self._saw("Sent:"), 30.0, None) is not None:
+                        self.seen.sent_s = time.perf_counter() - sent_at
+                self.answered.set()
+                # Until the reveal (the truth may already be here: it is kept); a lost
+                # connection is noticed meanwhile.
+                await self._until(revealed.is_set, 3 * timeout_s, None)
+                self.seen.revealed_s = await self._until(
+                    lambda: self._saw("Right:") or self._saw("You said"), timeout_s,
+                    "the reveal")
+                return self.seen
+            finally:
+                poller.cancel()
+                self._reader.cancel()
 
 
 class Class:
     """``len(picks)`` students in one class, on an event loop in a thread of its own (the
     teacher is a Playwright page in the main thread). Student i opens ``/page?query``,
     answers option ``picks[i]`` at a moment spread evenly over ``window_s`` seconds from
-    when the last has the question on screen, and waits for :meth:`reveal`."""
+    when the last has the question on screen, and waits for :meth:`reveal`. ``cookies(i)``
+    gives student i's browser cookies (a proxy's route, the class's student id)."""
 
     def __init__(self, base_url: str, page: str, query: str, picks: list[int],
-                 window_s: float, timeout_s: float = 240.0):
-        self.students = [ClassStudent(base_url, page, query) for _ in picks]
+                 window_s: float, timeout_s: float = 240.0, cookies=None):
+        self.students = [ClassStudent(base_url, page, query,
+                                      cookies(i) if cookies is not None else None)
+                         for i in range(len(picks))]
         self.visits: list[ClassVisit] = []
         self._picks, self._window_s, self._timeout_s = picks, window_s, timeout_s
         self.answering_from: float | None = None  # when the first answer is sent

@@ -46,9 +46,12 @@ def _summary(name: str, seconds: list[float | None]) -> str:
 
 
 def _stuck(students) -> str:
-    """The errors and last messages of the first few students that did not get through."""
-    return "\n".join(f"{s.seen.errors}: last messages {s.trace[-25:]}"
-                     for s in list(students)[:3])
+    """How many students did not get through; the errors, reconnections and last
+    messages of the first few."""
+    students = list(students)
+    return f"{len(students)} students:\n" + "\n".join(
+        f"{s.seen.errors} after {s.seen.reconnects} reconnections: last messages "
+        f"{s.trace[-25:]}" for s in students[:3])
 
 
 def test_a_hundred_students_answer_one_question(browser, tmp_path):

@@ -5,12 +5,10 @@ dropped after it.
 """
 from __future__ import annotations
 
-import uuid
-
 import pytest
 
 from store import open_store
-from tests.postgres import postgres_server  # noqa: F401 - the fixture, offered here
+from tests.postgres import new_schema, postgres_server  # noqa: F401 - the fixture, offered here
 
 
 class FakeClock:
@@ -36,10 +34,8 @@ def store_url(request, tmp_path):
     import psycopg
 
     server = request.getfixturevalue("postgres_server")
-    schema = f"class_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(server, autocommit=True) as admin:
-        admin.execute(f"CREATE SCHEMA {schema}")
-    yield f"{server}&options=-csearch_path%3D{schema}"
+    schema, url = new_schema(server)
+    yield url
     with psycopg.connect(server, autocommit=True) as admin:
         admin.execute(f"DROP SCHEMA {schema} CASCADE")
 
