@@ -33,9 +33,9 @@ from deploy import cluster
 from store import open_store
 from tests.deploy.test_config import need_nginx
 from tests.e2e.conftest import exceptions, screenshot
-from tests.e2e.test_class_browser import TRUTH, VIEW, open_live_box, tally
+from tests.e2e.test_class_browser import TRUTH, tally
 from tests.load.students import Class
-from tests.load.test_class_load import _stuck, _summary
+from tests.load.test_class_load import _stuck, _summary, start_class
 from tests.postgres import new_schema, postgres_server  # noqa: F401 - the fixture, offered here
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -105,13 +105,7 @@ def test_a_class_spans_processes_and_survives_losing_one(browser, request, tmp_p
     context = browser.new_context(viewport={"width": 1600, "height": 1000})
     teacher = context.new_page()
     try:
-        teacher.goto(f"{running.url}/{VIEW}")
-        teacher.wait_for_selector("h1", timeout=60_000)
-        open_live_box(teacher)
-        teacher.get_by_role("button", name="Start a class").click()
-        teacher.get_by_text("Ask the class.").first.wait_for(timeout=60_000)
-        teacher.wait_for_url(re.compile(r"class=[2-9A-Z]{8}"))
-        code = re.search(r"class=([2-9A-Z]{8})", teacher.url).group(1)
+        code = start_class(teacher, running.url)
         picks = [random.Random(i).randrange(3) for i in range(STUDENTS)]
 
         with Class(running.url, "", f"class={code}", picks, WINDOW_S, TIMEOUT_S,

@@ -54,18 +54,23 @@ def _stuck(students) -> str:
         f"{s.trace[-25:]}" for s in students[:3])
 
 
+def start_class(teacher, base_url: str) -> str:
+    """The teacher opens the question's view at ``base_url`` and starts a class; its code."""
+    teacher.goto(f"{base_url}/{VIEW}")
+    wait_for_app(teacher)
+    open_live_box(teacher)
+    teacher.get_by_role("button", name="Start a class").click()
+    teacher.get_by_text("Ask the class.").first.wait_for(timeout=60_000)
+    teacher.wait_for_url(re.compile(r"class=[2-9A-Z]{8}"))
+    return re.search(r"class=([2-9A-Z]{8})", teacher.url).group(1)
+
+
 def test_a_hundred_students_answer_one_question(browser, tmp_path):
     with serve(env={"GLASSBOX_DATA_DIR": str(tmp_path)}) as url:
         context = browser.new_context(viewport={"width": 1600, "height": 1000})
         teacher = context.new_page()
         try:
-            teacher.goto(f"{url}/{VIEW}")
-            wait_for_app(teacher)
-            open_live_box(teacher)
-            teacher.get_by_role("button", name="Start a class").click()
-            teacher.get_by_text("Ask the class.").first.wait_for(timeout=60_000)
-            teacher.wait_for_url(re.compile(r"class=[2-9A-Z]{8}"))
-            code = re.search(r"class=([2-9A-Z]{8})", teacher.url).group(1)
+            code = start_class(teacher, url)
             picks = [random.Random(i).randrange(3) for i in range(STUDENTS)]
 
             with Class(url, "", f"class={code}", picks, WINDOW_S, TIMEOUT_S) as room:
