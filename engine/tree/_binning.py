@@ -159,6 +159,11 @@ class PreparedFeatures:
     def n_features(self) -> int:
         return self.values.shape[0]
 
+    @cached_property
+    def max_categories(self) -> int:
+        """The most categories of any feature (0: every feature numeric)."""
+        return int(self.n_categories.max(initial=0))
+
     @property
     def source(self) -> PreparedFeatures:
         """The preparation this one was taken from (see :meth:`take`), or itself.

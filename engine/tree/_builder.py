@@ -111,16 +111,14 @@ def build_tree(prep: PreparedFeatures, crit: Criterion, params: GrowParams, rows
                search: Search | None = None, with_leaves: bool = False):
     """Grow a tree on prepared features with the statistics held by ``crit``.
 
-    ``rows``: the rows grown on (all by default); ``search``: the split search (by
+    ``rows``: the rows grown on, ascending (all by default); ``search``: the split search (by
     default :func:`choose_search`'s). ``with_leaves``: also return each row's leaf (-1
     for rows not grown on), read off the growth; not with ``max_leaf_nodes``.
     """
-    tree_of_row = np.zeros(prep.values.shape[1], dtype=np.intp)
-    if rows is not None:
-        tree_of_row[:] = -1
-        tree_of_row[rows] = 0
-    leaves = np.full(len(tree_of_row), -1, dtype=np.intp) if with_leaves else None
-    tree = build_trees(prep, crit, params, tree_of_row, search, leaves)[0]
+    n = prep.values.shape[1]
+    rows = np.arange(n) if rows is None else np.asarray(rows, dtype=np.intp)
+    leaves = np.full(n, -1, dtype=np.intp) if with_leaves else None
+    tree = _grow(prep, crit, params, rows, np.zeros(len(rows), np.intp), 1, search, leaves)[0]
     return (tree, leaves) if with_leaves else tree
 
 
@@ -140,7 +138,12 @@ def build_trees(prep: PreparedFeatures, crit: Criterion, params: GrowParams, tre
     """
     rows = np.flatnonzero(tree_of_row >= 0)
     node = tree_of_row[rows].astype(np.intp)
-    n_trees = int(node.max(initial=-1)) + 1
+    return _grow(prep, crit, params, rows, node, int(node.max(initial=-1)) + 1, search, leaves)
+
+
+def _grow(prep, crit, params, rows, node, n_trees, search, leaves) -> list[Tree]:
+    """:func:`build_trees` on the rows ``rows`` (ascending), row ``rows[i]`` in tree
+    ``node[i]``."""
     rngs = params.rng if isinstance(params.rng, list) else [params.rng]
     # The improvement of a split is relative to the weight of its own tree's rows.
     tree_weight = np.bincount(node, weights=gather(crit.row_weight, rows), minlength=n_trees)
@@ -245,13 +248,13 @@ def _measure_level(crit, rows, node, parent, previous, prep, totals=None):
         empty = n_rows == 0
         value[empty] = previous.value[parent[empty]]
         impurity[empty] = previous.impurity[parent[empty]]
-    max_cat = int(prep.n_categories.max(initial=0))
+    # one block for the node references a level starts without: -1 ("none") each
+    refs = np.full((3 + prep.max_categories, m), -1, np.intp)
     record = _LevelRecord(
         value=value, impurity=impurity, n_samples=n_rows, weight=crit.weight(totals),
         parent=parent, feature=np.full(m, -2, np.intp), threshold=np.full(m, np.nan),
-        kind=np.full(m, LEAF, np.int8), first_child=np.full(m, -1, np.intp),
-        n_children=np.zeros(m, np.intp), category_child=np.full((m, max_cat), -1, np.intp),
-        missing=np.full(m, -1, np.intp), unseen=np.full(m, -1, np.intp), improvement=np.zeros(m),
+        kind=np.full(m, LEAF, np.int8), first_child=refs[0], n_children=np.zeros(m, np.intp),
+        category_child=refs[3:].T, missing=refs[1], unseen=refs[2], improvement=np.zeros(m),
     )
     return record, totals
 
@@ -408,31 +411,26 @@ def _freeze(records: list[_LevelRecord], n_trees: int = 1):
     With several trees the result has ``n_trees`` roots (ids 0..n_trees-1); returns the
     Tree, the improvement of every node and the tree each node belongs to.
     """
-    sizes = np.array([len(r.value) for r in records])
-    offsets = np.concatenate([[0], np.cumsum(sizes)])
-    parts = {k: [] for k in ("left", "right", "parent", "category", "missing", "unseen", "depth")}
-    for d, r in enumerate(records):
-        split = r.n_children > 0
-        left = np.where(split, offsets[d + 1] + r.first_child, TREE_LEAF)
-        parts["left"].append(left)
-        parts["right"].append(np.where(split, left + r.n_children - 1, TREE_LEAF))
-        parts["parent"].append(offsets[d - 1] + r.parent if d else np.full(n_trees, -1))
-        parts["category"].append(np.where(r.category_child >= 0, left[:, None] + r.category_child, -1))
-        parts["missing"].append(np.where(split, left + r.missing, -1))
-        parts["unseen"].append(np.where(split & (r.kind != NUMERIC), left + r.unseen, -1))
-        parts["depth"].append(np.full(len(r.value), d))
+    sizes = [len(r.value) for r in records]
+    offsets = np.cumsum([0, *sizes])  # each level's first id, then the node count
     cat = lambda name: np.concatenate([getattr(r, name) for r in records])  # noqa: E731
+    n_children, kind = cat("n_children"), cat("kind")
+    split = n_children > 0
+    # a node's children are numbered from the next level's first id, its parent from
+    # the previous level's (the roots' parent, -1, stays)
+    left = np.where(split, np.repeat(offsets[1:], sizes) + cat("first_child"), TREE_LEAF)
+    parent = cat("parent")
+    parent[n_trees:] += np.repeat(offsets[:-2], sizes[1:])
+    category = cat("category_child")
     tree = Tree(
-        children_left=np.concatenate(parts["left"]).astype(np.intp),
-        children_right=np.concatenate(parts["right"]).astype(np.intp),
-        feature=cat("feature"), threshold=cat("threshold"), split_kind=cat("kind"),
-        category_child=np.concatenate(parts["category"]).astype(np.intp),
-        missing_child=np.concatenate(parts["missing"]).astype(np.intp),
-        unseen_child=np.concatenate(parts["unseen"]).astype(np.intp),
+        children_left=left, children_right=np.where(split, left + n_children - 1, TREE_LEAF),
+        feature=cat("feature"), threshold=cat("threshold"), split_kind=kind,
+        category_child=np.where(category >= 0, left[:, None] + category, -1),
+        missing_child=np.where(split, left + cat("missing"), -1),
+        unseen_child=np.where(split & (kind != NUMERIC), left + cat("unseen"), -1),
         value=cat("value"), impurity=cat("impurity"), n_node_samples=cat("n_samples"),
         weighted_n_node_samples=cat("weight"),
-        depth=np.concatenate(parts["depth"]).astype(np.intp),
-        parent=np.concatenate(parts["parent"]).astype(np.intp),
+        depth=np.repeat(np.arange(len(records)), sizes), parent=parent,
     )
     tree_of_level = [np.arange(n_trees)]
     for r in records[1:]:  # every node belongs to its parent's tree

@@ -146,8 +146,9 @@ class BinnedSearch:
             K = crit.n_classes
             totals = list(level.totals[:, :K].T)
             if geo.hist is not None:  # all classes' slot sums at once
-                per_slot = np.take(geo.hist.fill_classes(binned, rows, weight, crit.codes, K),
-                                   geo.sel, axis=0)  # rows of a 2-D array: take beats []
+                per_slot = geo.hist.fill_classes(binned, rows, weight, crit.codes, K)
+                if len(geo.sel) < len(per_slot):  # (a root holds rows in every slot)
+                    per_slot = np.take(per_slot, geo.sel, axis=0)  # rows of a 2-D array: take beats []
                 left = [geo.left_sums(np.ascontiguousarray(column)) for column in per_slot.T]
             else:
                 left = [geo.left_sums(geo.entry_sums(binned, st, rows, t)) for st, t in
@@ -262,7 +263,7 @@ class _Geometry:
     first: np.ndarray | None = None    # histogram mode: the first position of each cut's run
     erow: np.ndarray | None = None     # entry mode: the row of every entry
     blocks: np.ndarray | None = None   # entry mode: rows per node (each run's length)
-    n_left_: np.ndarray | None = None  # entry mode: rows left of every cut
+    n_left_: np.ndarray | None = None  # rows left of every cut, once known
     hist: _Histogram | None = None     # histogram mode: the slots' machinery
     counts: np.ndarray | None = None   # histogram mode: rows per non-empty slot
 
@@ -277,7 +278,8 @@ class _Geometry:
         ``total`` is its sum per node."""
         if self.hist is None:
             return stat[self.erow]
-        return self.hist.fill(binned, rows, stat, total)[self.sel]
+        sums = self.hist.fill(binned, rows, stat, total)
+        return sums if len(self.sel) == len(sums) else sums[self.sel]  # a root: every slot
 
     def left_sums(self, x: np.ndarray) -> np.ndarray:
         """Per cut, ``x`` summed over its (node, feature) run up to the cut."""
@@ -305,11 +307,11 @@ class _Geometry:
         return self.bounds
 
     def n_left(self):
-        """Rows left of every cut."""
-        if self.blocks is not None:
-            return self.n_left_
-        cum = cumsum0(self.counts)
-        return cum[self.cut + 1] - cum[self.first]
+        """Rows left of every cut (kept: a root's geometry serves every round)."""
+        if self.n_left_ is None:
+            cum = cumsum0(self.counts)
+            self.n_left_ = cum[self.cut + 1] - cum[self.first]
+        return self.n_left_
 
 
 def _geometry(binned, rows, lnode, m, n_total, n_node) -> _Geometry:
