@@ -77,20 +77,24 @@ class BinnedX:
         return np.nonzero(outside)[0], self.gbin[outside].astype(np.intp)
 
     @classmethod
-    def from_prepared(cls, prep: PreparedFeatures) -> BinnedX:
-        """Bins from the preparation's presorted orders (stable: ties keep the row
-        order) and ranks; every feature numeric, no value missing."""
-        p, n = prep.numeric_values.shape
-        ascending = np.take_along_axis(prep.numeric_values, prep.order, axis=1)
+    def from_prepared(cls, prep: PreparedFeatures, features: np.ndarray | None = None) -> BinnedX:
+        """Bins of the features ``features`` (all by default; column j here is
+        ``features[j]`` there) from the preparation's presorted orders (stable: ties
+        keep the row order) and ranks; every feature numeric, no value missing."""
+        values, order, rank = prep.numeric_values, prep.order, prep.rank
+        if features is not None:
+            values, order, rank = values[features], order[features], rank[features]
+        p, n = values.shape
+        ascending = np.take_along_axis(values, order, axis=1)
         new = np.ones((p, n), dtype=bool)
         new[:, 1:] = ascending[:, 1:] != ascending[:, :-1]
         sizes = new.sum(axis=1)
         start = np.cumsum(sizes) - sizes
         # routing gathers scattered entries of it: the narrowest type keeps it in cache
-        gbin = (prep.rank.T + start).astype(smallest_int(int(sizes.sum()) - 1 if n else 0))
+        gbin = (rank.T + start).astype(smallest_int(int(sizes.sum()) - 1 if n else 0))
         sorted_bin = np.cumsum(new, axis=1) - 1 + start[:, None]
         return cls(gbin, ascending[new], start, start + sizes, np.repeat(np.arange(p), sizes),
-                   prep.order.ravel(), sorted_bin.ravel())
+                   order.ravel(), sorted_bin.ravel())
 
     @property
     def n_bins(self) -> int:
@@ -110,6 +114,25 @@ def serves(X_enc: np.ndarray, n_categories: np.ndarray, criterion: str) -> bool:
             and not bool(np.isnan(X_enc).any()))
 
 
+#: A feature of at most this share of the rows' distinct values is "few-valued": when
+#: the many-valued ones would make a boosting tree's first split level sort every
+#: entry, the few-valued ones are summed in slots on their own.
+FEW_VALUES_SHARE = 1 / 64
+
+
+def _parts(prep: PreparedFeatures) -> list[np.ndarray]:
+    """The features searched together: all of them, or the few-valued ones (slots at
+    every level) apart from the others (entries once nodes multiply)."""
+    p, n = prep.numeric_values.shape
+    distinct = np.array([len(np.unique(column)) for column in prep.numeric_values])
+    few = distinct <= FEW_VALUES_SHARE * n
+    # the slot test of a level of two nodes (see _geometry), for all features together
+    entries_soon = 2 * int(distinct.sum()) > 0.5 * n * p
+    if entries_soon and few.any() and not few.all():
+        return [np.flatnonzero(few), np.flatnonzero(~few)]
+    return [np.arange(p)]
+
+
 class BinnedSearch:
     """A level in, each node's chosen cut out, on rows binned once (:class:`BinnedX`).
 
@@ -117,12 +140,15 @@ class BinnedSearch:
 
     One instance serves every tree of an ensemble fit on the same prepared rows; it
     keeps the root's geometry (and, for classes, its class-change cuts, while the
-    classes are the same) from one tree to the next.
+    classes are the same) from one tree to the next. Features are searched in one
+    group or, where few-valued features sit beside many-valued ones, two
+    (:func:`_parts`); each group offers each node its first cut tied with the node's
+    best over all groups, and the builder's tie rule picks among them.
     """
 
     def __init__(self, prep: PreparedFeatures):
-        self.binned = BinnedX.from_prepared(prep)
-        self._root: tuple[np.ndarray | None, _Geometry] | None = None
+        self.parts = [_Part(BinnedX.from_prepared(prep, None if len(parts) == 1 else f), f)
+                      for parts in [_parts(prep)] for f in parts]
 
     def keep(self, rows: np.ndarray) -> None:
         """Nothing to bring up to date: every level reads the entries it needs."""
@@ -131,6 +157,23 @@ class BinnedSearch:
                    allowed: np.ndarray | None = None) -> tuple[Candidates, dict]:
         """The chosen cut of every node of ``level`` that has one (``allowed`` must be
         None: every feature is searched)."""
+        scored = [part.score(crit, level, min_leaf) for part in self.parts]
+        best = scored[0].best if len(scored) == 1 else np.maximum.reduce([s.best for s in scored])
+        floor = tie_floor(best, level.impurity)
+        picked = [s.pick(floor) for s in scored]
+        return (picked[0] if len(picked) == 1 else Candidates.concat(picked)), {}
+
+
+class _Part:
+    """The search of one group of features (``binned`` holds only them; its column j
+    is feature ``features[j]``)."""
+
+    def __init__(self, binned: BinnedX, features: np.ndarray):
+        self.binned, self.features = binned, features
+        self._root: tuple[np.ndarray | None, _Geometry] | None = None
+
+    def score(self, crit, level: Level, min_leaf: int) -> _Scored:
+        """The gain of every cut of the level in these features."""
         binned, rows, lnode, m = self.binned, level.rows, level.node, level.n_nodes
         n_total = len(crit.row_weight)
         classes = crit.codes is not None
@@ -167,7 +210,6 @@ class BinnedSearch:
         # cuts lie in node order: each node's count of them turns per-node figures into
         # per-cut ones by np.repeat, a streaming copy instead of a gather
         per_node = np.diff(np.searchsorted(geo.cut, geo.node_starts()))
-        cnode = np.repeat(np.arange(m), per_node)
         gain = _gain(left, totals, level.impurity, per_node, K if classes else 0)
         # rows left of each cut: for min_samples_leaf, and for the first child's
         # statistics where the builder takes them instead of measuring (whole weights)
@@ -176,8 +218,7 @@ class BinnedSearch:
         if min_leaf > 1:
             n_node = np.repeat(np.bincount(lnode, minlength=m), per_node)
             gain = np.where((n_left >= min_leaf) & (n_node - n_left >= min_leaf), gain, -np.inf)
-        chosen, node = _choose(gain, cnode, per_node, level.impurity)
-        return self._described(chosen, node, geo, gain, left, n_left), {}
+        return _Scored(self, geo, gain, per_node, left, n_left)
 
     def _root_geometry(self, crit, level: Level):
         """The kept root geometry, if ``level`` is a root of every row and the classes
@@ -189,19 +230,50 @@ class BinnedSearch:
             codes is None or codes is crit.codes or np.array_equal(codes, crit.codes))
         return geo if same else None
 
-    def _described(self, chosen, node, geo, gain, left, n_left) -> Candidates:
-        """The chosen cuts as candidates: threshold, and the first child's statistics."""
-        binned = self.binned
+
+@dataclass
+class _Scored:
+    """Every cut of one level in one group of features, with its gain."""
+
+    part: _Part
+    geo: _Geometry
+    gain: np.ndarray       # per cut; -inf where barred
+    per_node: np.ndarray   # cuts of each node (they come node after node)
+    left: list             # the left child's statistics per cut
+    n_left: np.ndarray | None  # rows left of each cut, where asked for
+
+    @cached_property
+    def best(self) -> np.ndarray:
+        """(m,) each node's best gain here (-inf without a cut)."""
+        bounds = np.concatenate([[0], np.cumsum(self.per_node)])
+        has = bounds[1:] > bounds[:-1]
+        best = np.full(len(self.per_node), -np.inf)
+        if has.any():
+            best[has] = np.maximum.reduceat(self.gain, bounds[:-1][has])
+        return best
+
+    def pick(self, floor: np.ndarray) -> Candidates:
+        """Per node, the first cut here (lowest feature, then threshold) at or above
+        ``floor``, as a candidate: threshold, and the first child's statistics."""
+        gain, per_node = self.gain, self.per_node
+        near = np.flatnonzero(gain >= (floor[0] if len(floor) == 1 else np.repeat(floor, per_node)))
+        near = near[np.isfinite(gain[near])]  # a node whose every cut is barred has best -inf
+        cnode = np.repeat(np.arange(len(per_node)), per_node)[near]
+        first = np.ones(len(near), dtype=bool)
+        first[1:] = cnode[1:] != cnode[:-1]
+        chosen, node = near[first], cnode[first]
+        binned, geo = self.part.binned, self.geo
         c = geo.cut[chosen]
         bin_ = geo.ebin[c]
         lo, hi = binned.values[bin_], binned.values[geo.ebin[c + 1]]
         threshold = lo / 2.0 + hi / 2.0
         threshold = np.where(threshold >= hi, lo, threshold)  # rounding must not swallow hi
-        count = np.full(len(chosen), np.nan) if n_left is None else n_left[chosen]
-        first = np.column_stack([q[chosen] for q in left] + [count])
-        return Candidates(node=node, feature=binned.feature_of_bin[bin_], score=gain[chosen],
-                          gain=gain[chosen], rank=bin_, threshold=threshold,
-                          missing=np.full(len(chosen), -1, dtype=np.intp), first=first)
+        count = np.full(len(chosen), np.nan) if self.n_left is None else self.n_left[chosen]
+        stats = np.column_stack([q[chosen] for q in self.left] + [count])
+        return Candidates(node=node, feature=self.part.features[binned.feature_of_bin[bin_]],
+                          score=gain[chosen], gain=gain[chosen], rank=bin_,
+                          threshold=threshold, missing=np.full(len(chosen), -1, dtype=np.intp),
+                          first=stats)
 
 
 def _class_weights(rows, target, weight, n_classes) -> np.ndarray:
@@ -393,22 +465,3 @@ def _gain(left, totals, impurity, per_node, n_classes):
     w_right = at_cut(totals[0]) - w_left
     w_right *= w_left
     return np.divide(a, np.maximum(w_right, _TINY, out=w_right), out=a)
-
-
-def _choose(gain, cnode, per_node, impurity):
-    """Per node the first cut (lowest feature, then threshold) tied with the best."""
-    # cuts are sorted by node: per-node maxima by reduceat over the node boundaries
-    m = len(per_node)
-    bounds = np.concatenate([[0], np.cumsum(per_node)])
-    has = bounds[1:] > bounds[:-1]
-    best = np.full(m, -np.inf)
-    if has.any():
-        best[has] = np.maximum.reduceat(gain, bounds[:-1][has])
-    floor = tie_floor(best, impurity)
-    near = np.flatnonzero(gain >= (floor[0] if m == 1 else np.repeat(floor, per_node)))
-    near = near[np.isfinite(gain[near])]  # a node whose every cut is barred has best -inf
-    first = np.ones(len(near), dtype=bool)
-    first[1:] = cnode[near[1:]] != cnode[near[:-1]]
-    return near[first], cnode[near[first]]
-
-

@@ -179,6 +179,39 @@ def test_binned_regression_trees_on_sparse_data_with_a_cache_are_the_tree_engine
             assert (leaves[np.setdiff1d(np.arange(n), rows)] == -1).all()
 
 
+def test_binned_trees_with_few_valued_columns_searched_apart_are_the_tree_engines():
+    """Coded columns of a few values beside continuous ones: the binned search sums the
+    few-valued columns in slots and sorts the others' entries, two groups whose best
+    cuts meet under one tie rule; every tree equals the exact search's."""
+    from engine.tree import DecisionTreeClassifier
+
+    rng = np.random.default_rng(7)
+    n = 2_000
+    coded = rng.integers(0, 4, size=(n, 3)).astype(float)
+    X = np.column_stack([rng.normal(size=n), coded[:, :2], rng.normal(size=n), coded[:, 2]])
+    y = (X[:, 0] + X[:, 1] - X[:, 4] + rng.normal(size=n) > 0.5).astype(int)
+    for depth, leaf in ((1, 1), (3, 1), (3, 9)):
+        grower = round_grower(DecisionTreeRegressor(max_depth=depth, min_samples_leaf=leaf), X)
+        assert [list(p.features) for p in grower.search.parts] == [[1, 2, 4], [0, 3]]
+        for _round in range(3):
+            r, w = rng.normal(size=n) + X[:, 1], rng.uniform(0.5, 2.0, n) if _round else np.ones(n)
+            rows = np.arange(n) if _round < 2 else np.sort(rng.permutation(n)[:n // 2])
+            ours, leaves = grower.grow(r, w, rows)
+            in_bag = np.zeros(n)
+            in_bag[rows] = 1.0
+            ref = DecisionTreeRegressor(max_depth=depth, min_samples_leaf=leaf).fit(X, r, w * in_bag)
+            assert_same_tree(ours.tree_, ref.tree_)
+            np.testing.assert_array_equal(leaves[rows], ref.apply(X[rows]))
+        template = DecisionTreeClassifier(max_depth=depth, min_samples_leaf=leaf)
+        grower = round_grower(template, X, classes=np.array([0, 1]))
+        for w in (np.ones(n), rng.uniform(0.1, 1.0, n)):
+            ours, _ = grower.grow(y, w)
+            ref = DecisionTreeClassifier(max_depth=depth, min_samples_leaf=leaf).fit(X, y, w)
+            assert_same_tree(ours.tree_, ref.tree_)
+    # both groups offer cuts: the trees split on coded and on continuous columns
+    assert {0, 1, 4} <= set(ours.tree_.feature[ours.tree_.feature >= 0])
+
+
 def test_dataframe_with_categories_takes_the_tree_estimator_path():
     rng = np.random.default_rng(0)
     frame = pd.DataFrame({"x": rng.normal(size=120), "c": rng.choice(["a", "b", "c"], 120)})
