@@ -171,6 +171,11 @@ class _Part:
     def __init__(self, binned: BinnedX, features: np.ndarray):
         self.binned, self.features = binned, features
         self._root: tuple[np.ndarray | None, _Geometry] | None = None
+        self._root_classes: _ClassRuns | None = None  # the kept root's, once asked for
+
+    @property
+    def _root_geo(self) -> _Geometry | None:
+        return None if self._root is None else self._root[1]
 
     def score(self, crit, level: Level, min_leaf: int) -> _Scored:
         """The gain of every cut of the level in these features."""
@@ -183,7 +188,7 @@ class _Part:
             if classes and crit.concave and min_leaf == 1 and geo.hist is None:
                 geo = _boundary_cuts(binned, geo, crit.codes)
             if m == 1 and len(rows) == n_total:
-                self._root = (crit.codes, geo)
+                self._root, self._root_classes = (crit.codes, geo), None
         weight = crit.row_weight
         if classes:
             K = crit.n_classes
@@ -193,6 +198,10 @@ class _Part:
                 if len(geo.sel) < len(per_slot):  # (a root holds rows in every slot)
                     per_slot = np.take(per_slot, geo.sel, axis=0)  # rows of a 2-D array: take beats []
                 left = [geo.left_sums(np.ascontiguousarray(column)) for column in per_slot.T]
+            elif geo is self._root_geo:  # every round: the root's entries class by class
+                if self._root_classes is None:
+                    self._root_classes = _ClassRuns.of(geo, crit.codes, K)
+                left = self._root_classes.left_sums(weight)
             else:
                 left = [geo.left_sums(geo.entry_sums(binned, st, rows, t)) for st, t in
                         zip(_class_weights(rows, crit.codes, weight, K), totals, strict=True)]
@@ -274,6 +283,51 @@ class _Scored:
                           score=gain[chosen], gain=gain[chosen], rank=bin_,
                           threshold=threshold, missing=np.full(len(chosen), -1, dtype=np.intp),
                           first=stats)
+
+
+@dataclass
+class _ClassRuns:
+    """A root's entries (one per row and feature, run after run) taken class by class.
+
+    Every feature's run holds every row, so class q's entries of a run are ``n_q``
+    entries, the same rows in each run: class q's weight summed along each run up to
+    every cut is then one cumulative sum of its own entries, restarted at each run (as
+    the runs of all entries are summed, zeros of the other classes left out), and all
+    classes take one gather of the weights instead of one each.
+    """
+
+    rows: np.ndarray    # the entries' rows, class after class, run order within a class
+    sizes: np.ndarray   # (K,) n_q, class q's entries per run
+    at: np.ndarray      # (K, n_cuts) where each cut's sum for each class is in left_sums'
+                        # table; its last position (a 0) where a run has none up to the cut
+
+    @classmethod
+    def of(cls, geo: _Geometry, codes: np.ndarray, n_classes: int) -> _ClassRuns:
+        n = int(geo.blocks[0])  # one node: its rows are every run's length
+        p = len(geo.erow) // n
+        klass = codes[geo.erow].astype(np.intp)
+        sizes = np.bincount(klass[:n], minlength=n_classes)
+        block = p * (np.cumsum(sizes) - sizes)  # where each class's entries start
+        run = geo.cut // n
+        at = np.empty((n_classes, len(geo.cut)), dtype=np.intp)
+        for q in range(n_classes):
+            seen = np.cumsum(klass == q)  # class-q entries up to and including each one
+            k = seen[geo.cut] - np.where(run > 0, seen[run * n - 1], 0)
+            at[q] = np.where(k > 0, block[q] + run * sizes[q] + k - 1, p * n)
+        return cls(geo.erow[np.argsort(klass, kind="stable")], sizes, at)
+
+    def left_sums(self, weight: np.ndarray) -> list[np.ndarray]:
+        """Per class, the weight left of every cut in its run."""
+        w = weight[self.rows]
+        table = np.empty(len(w) + 1)
+        table[-1] = 0.0
+        p, start = len(w) // max(int(self.sizes.sum()), 1), 0
+        for n_q in self.sizes:
+            size = p * int(n_q)
+            np.cumsum(w[start:start + size].reshape(p, n_q), axis=1,
+                      out=table[start:start + size].reshape(p, n_q))
+            start += size
+        return [table[a] for a in self.at]
 
 
 def _class_weights(rows, target, weight, n_classes) -> np.ndarray:

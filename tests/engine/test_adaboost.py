@@ -165,6 +165,29 @@ def test_binned_trees_on_sparse_data_with_a_cache_are_the_tree_engines():
             assert_same_tree(ours.tree_, ref)
 
 
+def test_binned_trees_on_continuous_data_with_a_cache_are_the_tree_engines():
+    """Continuous columns (the root's entries sorted, kept across rounds, each class's
+    weights summed on its own entries): every round's tree is the tree engine's, for
+    two to four classes, one of them rare."""
+    rng = np.random.default_rng(5)
+    for K in (2, 3, 4):
+        n, p = 400, 4
+        X = rng.normal(size=(n, p))
+        y = np.minimum(rng.integers(0, K, n), (X[:, 0] > 1.8) * K + K - 1 - (X[:, 1] > 0))
+        classes = np.unique(y)
+        codes = np.searchsorted(classes, y)
+        for depth in (1, 2):
+            grower = round_grower(DecisionTreeClassifier(max_depth=depth), X, classes)
+            for _round in range(3):
+                w = np.full(n, 1.0 / n) if _round == 0 else rng.exponential(size=n)
+                ours, leaves = grower.grow(codes, w)
+                ref = DecisionTreeClassifier(max_depth=depth).fit(X, y, w).tree_
+                assert_same_tree(ours.tree_, ref)
+                np.testing.assert_array_equal(leaves, ref.apply(X))
+            part = grower.search.parts[0]
+            assert part._root_classes is not None  # the continuous root took that path
+
+
 def test_any_estimator_falls_back_to_its_own_fit():
     X, y = load_breast_cancer(return_X_y=True)
     fast = AdaBoostClassifier(n_estimators=10).fit(X, y)
