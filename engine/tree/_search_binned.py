@@ -124,7 +124,7 @@ def _parts(prep: PreparedFeatures) -> list[np.ndarray]:
     """The features searched together: all of them, or the few-valued ones (slots at
     every level) apart from the others (entries once nodes multiply)."""
     p, n = prep.numeric_values.shape
-    distinct = np.array([len(np.unique(column)) for column in prep.numeric_values])
+    distinct = prep.rank.max(axis=1, initial=-1).astype(np.int64) + 1  # ranks count from 0
     few = distinct <= FEW_VALUES_SHARE * n
     # the slot test of a level of two nodes (see _geometry), for all features together
     entries_soon = 2 * int(distinct.sum()) > 0.5 * n * p
@@ -147,8 +147,11 @@ class BinnedSearch:
     """
 
     def __init__(self, prep: PreparedFeatures):
-        self.parts = [_Part(BinnedX.from_prepared(prep, None if len(parts) == 1 else f), f)
-                      for parts in [_parts(prep)] for f in parts]
+        groups = _parts(prep)
+        if len(groups) == 1:  # every feature: the preparation's own columns
+            self.parts = [_Part(BinnedX.from_prepared(prep), groups[0])]
+        else:
+            self.parts = [_Part(BinnedX.from_prepared(prep, f), f) for f in groups]
 
     def keep(self, rows: np.ndarray) -> None:
         """Nothing to bring up to date: every level reads the entries it needs."""
@@ -297,6 +300,7 @@ class _ClassRuns:
     """
 
     rows: np.ndarray    # the entries' rows, class after class, run order within a class
+    n_runs: int         # the runs (features)
     sizes: np.ndarray   # (K,) n_q, class q's entries per run
     at: np.ndarray      # (K, n_cuts) where each cut's sum for each class is in left_sums'
                         # table; its last position (a 0) where a run has none up to the cut
@@ -314,14 +318,14 @@ class _ClassRuns:
             seen = np.cumsum(klass == q)  # class-q entries up to and including each one
             k = seen[geo.cut] - np.where(run > 0, seen[run * n - 1], 0)
             at[q] = np.where(k > 0, block[q] + run * sizes[q] + k - 1, p * n)
-        return cls(geo.erow[np.argsort(klass, kind="stable")], sizes, at)
+        return cls(geo.erow[np.argsort(klass, kind="stable")], p, sizes, at)
 
     def left_sums(self, weight: np.ndarray) -> list[np.ndarray]:
         """Per class, the weight left of every cut in its run."""
         w = weight[self.rows]
         table = np.empty(len(w) + 1)
         table[-1] = 0.0
-        p, start = len(w) // max(int(self.sizes.sum()), 1), 0
+        p, start = self.n_runs, 0
         for n_q in self.sizes:
             size = p * int(n_q)
             np.cumsum(w[start:start + size].reshape(p, n_q), axis=1,
