@@ -115,7 +115,7 @@ def estimator(model_id: str, task: str, settings: Settings, seed: int, texts=(),
               n_rows: int = 0):
     """The unfitted model (for "pruned": the full tree whose α cross-validation picks),
     with the model pages' defaults for ``n_rows`` training rows: the binned search above
-    ``limits.BINNED_ABOVE_ROWS``, fewer rows per tree above ``limits.DEFAULT_TREE_ROWS``."""
+    ``limits.BINNED_ABOVE_ROWS``, fewer rows per tree above ``limits.TREE_ROWS``."""
     B, regress = settings.n_trees, task == "regression"
     binning = "quantile" if n_rows > limits.BINNED_ABOVE_ROWS else "exact"
     per_tree = limits.rows_per_tree(n_rows, B)

@@ -99,6 +99,30 @@ def fitted_model(key: tuple) -> Any:
     return _slot(key).model
 
 
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _sizes(family: tuple) -> list[frozenset]:
+    """The sizes fitted so far in one family of models (a one-element list whose set is
+    replaced, never changed, so a reader never sees it change under it)."""
+    return [frozenset()]
+
+
+def note_size(family: tuple, size: int) -> None:
+    """Record that the model of ``family`` with ``size`` members is fitted (see
+    :func:`fitted_sizes`)."""
+    holder = _sizes(family)
+    holder[0] = holder[0] | {size}
+
+
+def fitted_sizes(family: tuple, key_of: Callable[[int], tuple]) -> dict[int, Any]:
+    """The fitted models of ``family`` by size: models whose keys differ only in their
+    number of members (``key_of(size)`` is a member's key). A family is an ensemble's
+    parameters without its size; a model dropped from the cache since is left out."""
+    holder = _sizes(family)
+    found = {size: fitted_model(key_of(size)) for size in holder[0]}
+    holder[0] = frozenset(size for size, model in found.items() if model is not None)
+    return {size: model for size, model in found.items() if model is not None}
+
+
 def fit_once(key: tuple, fit: Callable[[Callable[[int, int], None]], Any], label: str) -> Any:
     """The model for ``key``: fitted now by ``fit(progress)`` or shared from before.
 

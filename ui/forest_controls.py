@@ -8,14 +8,25 @@ the same key, and only when the tab that shows it is open.
 """
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 from engine.data import Dataset
-from engine.ensemble import RandomForestClassifier, RandomForestRegressor
+from engine.ensemble import RandomForestClassifier, RandomForestRegressor, first_members
 from engine.inspection import oob_permutation_importance, tree_correlation
-from ui.fitting import FIT_JOBS, compute_once, fit_once, is_fitted, prefetch, worker_processes
+from ui.fitting import (
+    FIT_JOBS,
+    compute_once,
+    fit_once,
+    fitted_sizes,
+    is_fitted,
+    note_size,
+    prefetch,
+    worker_processes,
+)
 from ui.limits import IMPORTANCE_OOB_ROWS
 from ui.tree_controls import tree_features
 from viz import forest_figures as ff
@@ -136,22 +147,38 @@ def fit_forest(dataset: Dataset, params: dict, *, noise: bool = False, what: str
     """The fitted forest, fitted once per server and shared; a progress bar while it
     grows. A large forest grows in :func:`waves` (each tree as in one fit: the same
     forest), and ``grown(forest)``, if given, is called after each wave but the last
-    with the forest so far. Raises ValueError."""
+    with the forest so far. Raises ValueError.
+
+    A forest of the same parameters but another number of trees that is grown already
+    is not grown again: a larger one gives its first trees (``first_members``), a
+    smaller one is continued (a warm start grows only the missing trees). Member b's
+    seeds depend only on the seed and b, so either is the forest one fit would grow."""
+    B = params["n_estimators"]
+    family = _forest_key(dataset, {**params, "n_estimators": None}, noise)
+
+    def key_of(size: int) -> tuple:
+        return _forest_key(dataset, {**params, "n_estimators": size}, noise)
+
     def fit(progress):
         X, y = training_rows(dataset, noise), dataset.y_train
-        B = params["n_estimators"]
-        sizes = waves(B, params.get("max_samples") or len(y))
-        forest = _estimator(dataset.task, {**params, "n_estimators": sizes[0],
-                                           "warm_start": len(sizes) > 1})
+        grown_ones = fitted_sizes(family, key_of)
+        if larger := [size for size in grown_ones if size > B]:
+            return first_members(grown_ones[min(larger)], B, X, y)
+        smaller = max(grown_ones, default=0)
+        forest = (copy.copy(grown_ones[smaller]) if smaller  # the cached one stays as it is
+                  else _estimator(dataset.task, params))
+        sizes = [size for size in waves(B, params.get("max_samples") or len(y)) if size > smaller]
         with worker_processes():
             for size in sizes:
                 before = len(getattr(forest, "estimators_", []))
-                forest.set_params(n_estimators=size).fit(
+                forest.set_params(n_estimators=size, warm_start=True).fit(
                     X, y, progress=lambda done, total, before=before: progress(before + done, B))
                 if grown is not None and size < B:
                     grown(forest)
         return forest.set_params(warm_start=False)
-    return fit_once(_forest_key(dataset, params, noise), fit, f"Growing {what}")
+    forest = fit_once(key_of(B), fit, f"Growing {what}")
+    note_size(family, B)
+    return forest
 
 
 @st.cache_data(max_entries=16, show_spinner=False)

@@ -9,9 +9,9 @@ bound the work of one fit; docs/limits.md states them for users and teachers.
 * Ensemble size: at most ``MAX_TREES`` trees and ``MAX_ROUNDS`` boosting rounds.
 * Work: rows × models must stay under ``MAX_WORK[kind]``; :func:`check_work` refuses more
   with a message saying what to lower.
-* Bootstrap sample per tree: a forest or bagging whose trees would see more than
-  ``DEFAULT_TREE_ROWS`` rows in all (rows × trees) draws ``rows_per_tree`` rows per tree by
-  default instead of n (``max_samples``), and the page says so.
+* Bootstrap sample per tree: on a table of more than ``TREE_ROWS`` rows a forest's or
+  bagging's trees draw ``rows_per_tree`` rows each by default instead of n
+  (``max_samples``), whatever their number, and the page says so.
 * Threshold search: above ``BINNED_ABOVE_ROWS`` training rows the tree pages start with
   the binned search (``binning="quantile"``), which a toggle turns back to exact.
 * OOB permutation importance scores at most ``IMPORTANCE_OOB_ROWS`` OOB rows a tree (a
@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from ui.state import MAX_UPLOAD_MB
 
-__all__ = ["MAX_UPLOAD_MB", "BINNED_ABOVE_ROWS", "DEFAULT_TREE_ROWS",
+__all__ = ["MAX_UPLOAD_MB", "BINNED_ABOVE_ROWS", "TREE_ROWS",
            "MAX_TREES", "MAX_ROUNDS", "MAX_WORK", "IMPORTANCE_OOB_ROWS", "PERMUTATION_ROWS",
            "check_work", "rows_per_tree",
            "rows_per_tree_note"]
@@ -64,25 +64,29 @@ MAX_MODELS = {"forest": MAX_TREES, "bagging": MAX_TREES, "boosting": MAX_ROUNDS,
               "adaboost": MAX_ROUNDS}
 
 
-#: Rows × trees a forest grows by default; above it each tree draws fewer rows than the
-#: training set holds. 100 trees of 10,000 rows of 20 features: about 13 s of the two
-#: cores of a small server (bench/README.md, "200,000 rows").
-DEFAULT_TREE_ROWS = 1_000_000
+#: Rows a forest's or bagging's tree draws by default on a big table: the default 100
+#: trees of 10,000 rows of 20 features take about 13 s of the two cores of a small server
+#: (bench/README.md, "200,000 rows").
+TREE_ROWS = 10_000
 
 
 def rows_per_tree(n_rows: int, n_trees: int) -> int | None:
     """The bootstrap sample size per tree of a forest of ``n_trees`` on ``n_rows`` rows:
-    None (n, every tree a full bootstrap sample) when that stays within
-    ``DEFAULT_TREE_ROWS``, else the most rows per tree that do (at least 1,000).
+    None (n, every tree a full bootstrap sample) on a table of at most ``TREE_ROWS``
+    rows, else ``TREE_ROWS``; fewer only where the forest would exceed its work limit
+    (``MAX_WORK["forest"]``, more than 400 trees of ``TREE_ROWS``).
 
-    >>> rows_per_tree(4_601, 100) is None
-    True
-    >>> rows_per_tree(150_000, 100)
-    10000
+    The size does not depend on the number of trees below that limit, so a forest of
+    more trees continues the one of fewer (the same first trees, the OOB curve
+    extended) and a smaller one is the larger one's first trees.
+
+    >>> rows_per_tree(4_601, 100) is None, rows_per_tree(4_601, 500) is None
+    (True, True)
+    >>> rows_per_tree(150_000, 100), rows_per_tree(150_000, 50), rows_per_tree(150_000, 500)
+    (10000, 10000, 8000)
     """
-    if n_rows * n_trees <= DEFAULT_TREE_ROWS:
-        return None
-    return min(n_rows, max(DEFAULT_TREE_ROWS // max(n_trees, 1), 1_000))
+    per_tree = min(n_rows, TREE_ROWS, MAX_WORK["forest"] // max(n_trees, 1))
+    return None if per_tree >= n_rows else per_tree
 
 
 def rows_per_tree_note(n_rows: int, max_samples: int | None) -> str:

@@ -3,6 +3,7 @@
 Bagging and forests keep every tree's in-bag counts (``inbag_counts_``) so that
 out-of-bag views can be drawn; boosting exposes every round (``staged_*``).
 """
+from ._bagged import first_members
 from ._bagging import BaggingClassifier
 from ._forest import RandomForestClassifier, RandomForestRegressor
 from ._gradient_boosting import GradientBoostingClassifier, GradientBoostingRegressor
@@ -15,4 +16,5 @@ __all__ = [
     "GradientBoostingRegressor",
     "RandomForestClassifier",
     "RandomForestRegressor",
+    "first_members",
 ]

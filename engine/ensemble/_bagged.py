@@ -10,6 +10,7 @@ prediction walks all trees at once; any other member is fitted with
 """
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 import numpy as np
@@ -347,6 +348,43 @@ class BaseBagged(BaseEstimator):
             self.oob_decision_function_ = average
         else:
             self.oob_prediction_ = average
+
+
+def first_members(model, n_members: int, X, y, sample_weight=None):
+    """A copy of the fitted bagged ensemble ``model`` that keeps its first ``n_members``
+    members: the ensemble a fit with ``n_estimators=n_members`` (everything else the
+    same) would give, without fitting it. ``(X, y, sample_weight)`` must be the data
+    ``model`` was fitted on; its OOB estimates are recomputed on them for the kept members.
+
+    Member b draws its seeds from ``random_state`` and its position alone (see
+    :meth:`BaseBagged.fit`), so the first members of a larger fit are those of a smaller
+    one; this needs an integer ``random_state``, as a warm start does. The members are
+    shared with ``model``, not copied: neither is to be modified.
+
+    >>> from engine.ensemble import RandomForestClassifier
+    >>> X = np.arange(40.0).reshape(-1, 2); y = [0, 1] * 10
+    >>> big = RandomForestClassifier(n_estimators=6, oob_score=True, random_state=0).fit(X, y)
+    >>> small = first_members(big, 3, X, y)
+    >>> small.n_estimators, small.estimators_[2] is big.estimators_[2]
+    (3, True)
+    """
+    model._check_is_fitted()
+    if not isinstance(model.random_state, (int, np.integer)):
+        raise ValueError("Only an ensemble fitted with an integer random_state can be cut: "
+                         "its members' seeds must not depend on the number of members.")
+    if not 1 <= n_members <= len(model.estimators_):
+        raise ValueError(f"n_members must be between 1 and the {len(model.estimators_)} "
+                         f"members of the model, got {n_members}.")
+    out = copy.copy(model)
+    for cached in ("_stacked_cache", "_oob_sums"):
+        out.__dict__.pop(cached, None)
+    out.n_estimators = int(n_members)
+    out.estimators_ = model.estimators_[:n_members]
+    out.inbag_counts_ = model.inbag_counts_[:n_members]
+    out.feature_importances_ = out._mean_importances()
+    if out.oob_score:
+        out._set_oob(out._training_data(X, y, sample_weight))
+    return out
 
 
 def oob_score_of(is_classifier: bool, total: np.ndarray, n_votes: np.ndarray, target) -> float:

@@ -9,11 +9,12 @@ import pandas as pd
 import pytest
 
 from engine.data import Dataset
-from engine.ensemble import AdaBoostClassifier, GradientBoostingClassifier
+from engine.ensemble import AdaBoostClassifier, GradientBoostingClassifier, RandomForestClassifier
 from tests.app.test_gradient_boosting_page import values
 from tests.app.test_hostile_uploads import csv, run_upload
 from tests.app.test_pages import assert_clean, run_app
 from ui import data_controls, fitting, limits
+from ui import forest_controls as fc
 
 
 def _table(n_rows: int, seed: int = 0) -> pd.DataFrame:
@@ -56,7 +57,7 @@ def test_a_big_forest_draws_fewer_rows_per_tree_and_says_so():
                     rf_trees="50", rf_view="Results")
     assert_clean(at)
     per_tree = limits.rows_per_tree(30_000, 50)
-    assert per_tree == 20_000
+    assert per_tree == limits.TREE_ROWS == limits.rows_per_tree(30_000, 100)
     assert f"bootstrap sample of {per_tree:,} of the 30,000" in _captions(at)
 
 
@@ -129,6 +130,34 @@ def test_a_gradient_boosting_step_reuses_the_fitted_model(fits):
     at.button(key="gb_round_fwd").click().run()
     assert_clean(at)
     assert fits["boosting"] == fitted
+
+
+def test_fewer_trees_are_the_grown_forests_first_and_more_continue_it(monkeypatch):
+    """Changing the number of trees never grows again the trees a grown forest has:
+    fewer take its first trees, more grow only the missing ones (a warm start)."""
+    grown, cut = [], []
+    original_fit, original_cut = RandomForestClassifier.fit, fc.first_members
+
+    def fit(self, *args, **kwargs):
+        grown.append((len(self.__dict__.get("estimators_", [])), self.n_estimators))
+        return original_fit(self, *args, **kwargs)
+
+    def first_members(model, n, *args, **kwargs):
+        cut.append((len(model.estimators_), n))
+        return original_cut(model, n, *args, **kwargs)
+    monkeypatch.setattr(RandomForestClassifier, "fit", fit)
+    monkeypatch.setattr(fc, "first_members", first_members)
+    at = run_app("app_pages/random_forest.py", data="two_moons", rf_trees="12",
+                 seed="916")  # a seed no other test uses: the forests are grown here
+    assert_clean(at)
+    assert grown == [(0, 12)] and not cut
+    at.number_input(key="rf_trees").set_value(5).run()
+    assert_clean(at)
+    assert grown == [(0, 12)] and cut == [(12, 5)]
+    assert "5 trees" in _captions(at)
+    at.number_input(key="rf_trees").set_value(20).run()
+    assert_clean(at)
+    assert grown == [(0, 12), (12, 20)] and cut == [(12, 5)]
 
 
 def test_two_feature_points_are_a_seeded_stratified_sample():

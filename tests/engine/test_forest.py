@@ -96,6 +96,58 @@ def test_a_warm_started_forest_grown_in_three_calls_equals_one_fit(kind):
     np.testing.assert_array_equal(grown.predict(X), whole.predict(X))
 
 
+@pytest.mark.parametrize("kind", ["classifier", "regressor", "bagging"])
+def test_the_first_members_of_a_larger_fit_are_the_smaller_fit(kind):
+    """first_members(model, k) is the model a fit of k members gives, to the bit: trees,
+    bootstraps, importances, OOB curve and estimates, predictions; the larger model is
+    left as it was."""
+    X, y = mixed_frame("regressor" if kind == "regressor" else "classifier")
+    cls = {"classifier": RandomForestClassifier, "regressor": RandomForestRegressor,
+           "bagging": BaggingClassifier}[kind]
+    big = cls(n_estimators=9, oob_score=True, random_state=7).fit(X, y)
+    before = (big.oob_score_, big.oob_error_curve_.copy(), big.predict(X))
+    for k in (1, 4, 9):
+        cut, whole = bagged.first_members(big, k, X, y), cls(n_estimators=k, oob_score=True,
+                                                              random_state=7).fit(X, y)
+        assert cut.n_estimators == k and cut.get_params() == whole.get_params()
+        np.testing.assert_array_equal(cut.inbag_counts_, whole.inbag_counts_)
+        if kind != "bagging":
+            for a, b in zip(_tree_arrays(cut), _tree_arrays(whole), strict=True):
+                for name in a:
+                    np.testing.assert_array_equal(a[name], b[name], err_msg=name)
+            np.testing.assert_array_equal(cut.feature_importances_, whole.feature_importances_)
+        np.testing.assert_array_equal(cut.oob_error_curve_, whole.oob_error_curve_)
+        assert cut.oob_score_ == whole.oob_score_ or np.isnan(whole.oob_score_)
+        oob = "oob_prediction_" if kind == "regressor" else "oob_decision_function_"
+        np.testing.assert_array_equal(getattr(cut, oob), getattr(whole, oob))
+        np.testing.assert_array_equal(cut.predict(X), whole.predict(X))
+    assert big.n_estimators == 9 and big.oob_score_ == before[0]
+    np.testing.assert_array_equal(big.oob_error_curve_, before[1])
+    np.testing.assert_array_equal(big.predict(X), before[2])
+
+
+def test_first_members_then_a_warm_start_grows_the_rest():
+    X, y = mixed_frame("classifier")
+    whole = RandomForestClassifier(n_estimators=8, oob_score=True, random_state=2).fit(X, y)
+    cut = bagged.first_members(whole, 3, X, y)
+    grown = cut.set_params(warm_start=True, n_estimators=8).fit(X, y)
+    assert grown.estimators_[2] is whole.estimators_[2]
+    np.testing.assert_array_equal(grown.inbag_counts_, whole.inbag_counts_)
+    np.testing.assert_array_equal(grown.oob_error_curve_, whole.oob_error_curve_)
+    np.testing.assert_array_equal(grown.predict_proba(X), whole.predict_proba(X))
+
+
+def test_first_members_needs_a_seeded_fit_and_a_count_it_has():
+    X, y = mixed_frame("classifier")
+    forest = RandomForestClassifier(n_estimators=3, random_state=0).fit(X, y)
+    for bad in (0, 4):
+        with pytest.raises(ValueError, match="between 1 and the 3 members"):
+            bagged.first_members(forest, bad, X, y)
+    unseeded = RandomForestClassifier(n_estimators=3).fit(X, y)
+    with pytest.raises(ValueError, match="integer random_state"):
+        bagged.first_members(unseeded, 2, X, y)
+
+
 def test_a_warm_start_refuses_fewer_trees_and_keeps_an_equal_count():
     X, y = mixed_frame("classifier")
     forest = RandomForestClassifier(n_estimators=4, random_state=0, warm_start=True).fit(X, y)
