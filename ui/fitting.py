@@ -63,6 +63,19 @@ def start_workers() -> bool:
     return True
 
 
+def in_worker(function: Callable[..., Any], *args) -> Any:
+    """``function(*args)`` in one of the server's worker processes (in this process when
+    it has none): a fit in the background then holds another process's interpreter
+    lock, not the one the pages draw with. ``function`` and ``args`` are pickled (an
+    engine estimator's bound ``fit`` and its data: not a page's closure)."""
+    if FIT_JOBS < 2:
+        return function(*args)
+    from joblib import Parallel, delayed
+
+    with worker_processes():
+        return Parallel(n_jobs=FIT_JOBS)([delayed(function)(*args)])[0]
+
+
 @dataclass
 class _Slot:
     lock: threading.Lock = field(default_factory=threading.Lock)

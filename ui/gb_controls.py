@@ -15,7 +15,7 @@ import streamlit as st
 from engine.data import Dataset
 from engine.ensemble import GradientBoostingClassifier, GradientBoostingRegressor
 from engine.inspection import permutation_importance
-from ui.fitting import fit_once, prefetch
+from ui.fitting import fit_once, in_worker, prefetch
 from ui.limits import PERMUTATION_ROWS
 from ui.stepper import stepped
 from ui.tree_controls import tree_features
@@ -118,9 +118,12 @@ def fit_model(dataset: Dataset, key: tuple, text: str = "Boosting: rounds done")
 
 def prefetch_model(dataset: Dataset, key: tuple) -> None:
     """Start fitting the model on every feature in the background (the round view uses
-    a one-feature model of its own), so that the tabs that need it open at once."""
-    slot, fit = _model_fit(dataset, key)
-    prefetch(slot, lambda: fit(lambda done, total: None))
+    a one-feature model of its own), so that the tabs that need it open at once. It fits
+    in a worker process, so that the round view's steps meanwhile do not wait for it."""
+    slot, _ = _model_fit(dataset, key)
+    model = _estimator(dataset.task, dict(key[1]))
+    prefetch(slot, lambda: in_worker(model.fit, dataset.X_train[features(dataset)],
+                                     dataset.y_train))
 
 
 def one_feature_data(dataset: Dataset, feature: str, positive) -> tuple[pd.DataFrame, np.ndarray]:

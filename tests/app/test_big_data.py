@@ -3,6 +3,7 @@ steps and tabs that reuse the fitted model; charts that draw a stratified sample
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pandas as pd
@@ -94,7 +95,9 @@ def test_the_boosting_model_is_fitted_ahead_while_the_round_view_is_read(fits):
 
 @pytest.fixture
 def fits(monkeypatch):
-    """Counts the fits of AdaBoost and gradient boosting models."""
+    """Counts the fits of AdaBoost and gradient boosting models (all in this process: a
+    worker process would not see the counting ``fit``)."""
+    monkeypatch.setattr(fitting, "FIT_JOBS", 1)
     counted = {"adaboost": 0, "boosting": 0}
     for name, cls in (("adaboost", AdaBoostClassifier), ("boosting", GradientBoostingClassifier)):
         original = cls.fit
@@ -158,6 +161,15 @@ def test_fewer_trees_are_the_grown_forests_first_and_more_continue_it(monkeypatc
     at.number_input(key="rf_trees").set_value(20).run()
     assert_clean(at)
     assert grown == [(0, 12), (12, 20)] and cut == [(12, 5)]
+
+
+def test_a_background_fit_runs_in_a_worker_process_and_comes_back_fitted():
+    X, y = _table(300).drop(columns="class"), _table(300)["class"]
+    here = GradientBoostingClassifier(n_estimators=5, random_state=0).fit(X, y)
+    there = fitting.in_worker(GradientBoostingClassifier(n_estimators=5, random_state=0).fit, X, y)
+    np.testing.assert_array_equal(there.predict_proba(X), here.predict_proba(X))
+    if fitting.FIT_JOBS > 1:
+        assert fitting.in_worker(os.getpid) != os.getpid()
 
 
 def test_two_feature_points_are_a_seeded_stratified_sample():
