@@ -159,9 +159,9 @@ def split_candidates(
         rows, codes, weight, classes, encoder = _data_node(model_or_data, X, y, sample_weight)
     names, n_classes = list(encoder.feature_names_in_), len(classes)
     bins = getattr(model_or_data, "bins_", None) if is_model else None
-    searched = rows if bins is None else bins.transform(rows)  # the binned tree's own search
-    table = candidate_table(searched, codes, weight, n_classes, names, encoder.categories_,
-                            criterion)
+    # a binned tree's own search: each value on its bin's grid (QuantileBins.transform)
+    table = candidate_table(rows, codes, weight, n_classes, names, encoder.categories_,
+                            criterion, grids=None if bins is None else bins.high)
     if bins is not None:
         numeric = (table["split"] == "threshold").to_numpy()
         table.loc[numeric, "threshold"] = bins.exact_thresholds(

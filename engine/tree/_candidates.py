@@ -137,12 +137,28 @@ def one_hot(y: np.ndarray, weight: np.ndarray, n_classes: int) -> np.ndarray:
     return counts
 
 
-def numeric_rows(x: np.ndarray, Y: np.ndarray, criterion: str) -> dict:
-    """Threshold candidates of one numeric feature; ``Y`` (n_rows, n_classes) weighted one-hot."""
+def numeric_rows(x: np.ndarray, Y: np.ndarray, criterion: str,
+                 grid: np.ndarray | None = None) -> dict:
+    """Threshold candidates of one numeric feature; ``Y`` (n_rows, n_classes) weighted one-hot.
+
+    ``grid``, if given, is the increasing values a binned search puts ``x`` on (each value
+    goes to the first grid value at or above it, a value beyond the last to the last):
+    the candidates are then those between the grid values that hold rows, the rows
+    counted per grid value (a histogram) instead of sorted.
+    """
     present = ~np.isnan(x)
-    order = np.argsort(x[present], kind="stable")
-    xs, cum = x[present][order], np.cumsum(Y[present][order], axis=0)
-    cut = np.flatnonzero(xs[1:] > xs[:-1])
+    if grid is None:
+        order = np.argsort(x[present], kind="stable")
+        xs, cum = x[present][order], np.cumsum(Y[present][order], axis=0)
+        cut = np.flatnonzero(xs[1:] > xs[:-1])
+    else:
+        at = np.minimum(np.searchsorted(grid, x[present], side="left"), len(grid) - 1)
+        held = np.bincount(at, minlength=len(grid)) > 0
+        Yp = Y[present]
+        per_value = np.stack([np.bincount(at, weights=Yp[:, k], minlength=len(grid))
+                              for k in range(Y.shape[1])], axis=1)
+        xs, cum = grid[held], np.cumsum(per_value[held], axis=0)
+        cut = np.arange(len(xs) - 1)
     lo, hi = xs[cut], xs[cut + 1]
     threshold = lo / 2.0 + hi / 2.0
     threshold = np.where(threshold >= hi, lo, threshold)
@@ -285,11 +301,14 @@ def _categorical_pieces(name, j, codes, Y, categories, criterion) -> list[dict]:
     ]
 
 
-def candidate_table(X, y, weight, n_classes, names, categories, criterion) -> pd.DataFrame:
+def candidate_table(X, y, weight, n_classes, names, categories, criterion,
+                    grids: dict | None = None) -> pd.DataFrame:
     """All candidates of the node holding rows ``X`` (encoded), ``y`` (class codes), ``weight``.
 
     ``categories[j]`` is None for numeric features. Rows are ordered by feature, then
     threshold (numeric) or multiway first and prefixes by length (categorical).
+    ``grids[j]``, if given, is the grid a binned search puts numeric column j on (see
+    :func:`numeric_rows`).
     """
     Y = one_hot(y, weight, n_classes)
     if Y.sum() <= 0:  # no rows reach the node
@@ -297,7 +316,7 @@ def candidate_table(X, y, weight, n_classes, names, categories, criterion) -> pd
     pieces = []
     for j, name in enumerate(names):
         if categories[j] is None:
-            rows = numeric_rows(X[:, j], Y, criterion)
+            rows = numeric_rows(X[:, j], Y, criterion, None if grids is None else grids.get(j))
             labels = [None] * len(rows["tables"])
             n_missing = Y[np.isnan(X[:, j])].sum()
             pieces.append(_piece(name, j, "numeric", "threshold", rows, labels, n_missing))

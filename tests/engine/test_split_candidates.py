@@ -324,3 +324,32 @@ def test_a_category_present_or_missing_is_a_candidate_and_can_be_chosen():
     assert row["categories"] == ("red",) and row["missing_to"] == "right"
     assert row["left_counts"] == (3.0, 0.0) and row["right_counts"] == (0.0, 2.0)
     assert row["gini_decrease"] == pytest.approx(0.48) and row["chosen"]
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_a_binned_trees_candidates_are_counted_per_bin_as_its_sorted_binned_values_give(weighted):
+    """On a binned tree the candidates come from per-bin counts; they are those of the
+    rows sorted after QuantileBins.transform (to the bit with whole-number weights), with
+    the thresholds moved back to the data as the tree's own are."""
+    from engine.inspection import _model_node
+    from engine.tree._candidates import candidate_table
+
+    X, y = make_classification(3_000, 4, n_informative=3, n_redundant=0, random_state=2)
+    X[::17, 1] = np.nan
+    frame = pd.DataFrame(X, columns=list("abcd"))
+    weight = np.random.default_rng(0).random(len(y)) if weighted else None
+    tree = DecisionTreeClassifier(max_depth=3, binning="quantile", max_bins=40,
+                                  criterion="entropy").fit(frame, y, sample_weight=weight)
+    for node in (0, 1, 4):
+        table = split_candidates(tree, node, frame, y, sample_weight=weight)
+        rows, codes, w, classes, encoder = _model_node(tree, node, frame, y, weight)
+        sorted_ = candidate_table(tree.bins_.transform(rows), codes, w, len(classes),
+                                  list(encoder.feature_names_in_), encoder.categories_, "entropy")
+        numeric = (sorted_["split"] == "threshold").to_numpy()
+        sorted_.loc[numeric, "threshold"] = tree.bins_.exact_thresholds(
+            sorted_.loc[numeric, "feature_idx"].to_numpy(), sorted_.loc[numeric, "threshold"].to_numpy())
+        assert len(table) == len(sorted_) > 40
+        columns = [c for c in table.columns if c in sorted_.columns and c != "chosen"]
+        pd.testing.assert_frame_equal(table[columns], sorted_[columns], check_exact=not weighted,
+                                      rtol=1e-12)
+        assert table["chosen"].sum() == (1 if tree.tree_.children_left[node] >= 0 else 0)
