@@ -127,6 +127,19 @@ def test_free_text_is_a_feature_only_when_nothing_else_is():
     assert default_features(infer_schema(text_only), "survived") == ["name"]
 
 
+
+def test_a_big_tables_threshold_leak_is_found_on_evenly_spaced_rows():
+    """Above SCORE_ROWS rows a numeric column's stump reads evenly spaced rows: a leak
+    sorted to the end of the file is still found, an honest column still passes."""
+    from engine._target import SCORE_ROWS
+
+    n = 3 * SCORE_ROWS + 7
+    rng_ = np.random.default_rng(6)
+    y = np.where(np.arange(n) < n // 2, "no", "yes")  # the file sorted by class
+    frame = pd.DataFrame({"fee": np.where(y == "yes", 50.0, 10.0) + rng_.random(n),
+                          "age": rng_.normal(40, 10, n), "y": y})
+    assert leaky_features(frame, "y", ["fee", "age"]) == [("fee", 1.0)]
+
 @pytest.mark.parametrize("name", ["playtennis", "restaurant", "iris", "zoo", "mushroom",
                                   "spambase", "loan"])
 def test_bundled_tables_keep_their_kinds(name):
