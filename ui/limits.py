@@ -94,8 +94,10 @@ def rows_per_tree_note(n_rows: int, max_samples: int | None) -> str:
     if max_samples is None or max_samples >= n_rows:
         return ""
     return (f"Each tree is grown on a bootstrap sample of {max_samples:,} of the {n_rows:,} "
-            "training rows (so that the forest fits in seconds on a shared server); the "
-            "rows a tree did not draw are its out-of-bag rows.")
+            "training rows, so that the forest fits in seconds on a shared server; the "
+            "rows a tree did not draw are its out-of-bag rows."
+            + (" More trees add to this forest and fewer keep its first ones: the OOB "
+               "curve goes on where it was." if max_samples == TREE_ROWS else ""))
 
 
 def check_work(n_rows: int, n_models: int, kind: str) -> str | None:
