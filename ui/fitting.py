@@ -140,12 +140,17 @@ def fit_once(key: tuple, fit: Callable[[Callable[[int, int], None]], Any], label
     """The model for ``key``: fitted now by ``fit(progress)`` or shared from before.
 
     ``fit`` receives ``progress(done, total)`` (pass it to the engine's ``fit``); while
-    it runs a bar shows ``label`` and the count. Exceptions from ``fit`` propagate and
+    it runs a bar shows ``label`` and the count. While a fit of the same key started
+    elsewhere (a prefetch, another session) finishes, a spinner says so instead: its
+    steps are not seen here, and a bar would stand still. Exceptions from ``fit`` propagate and
     leave the slot empty, so the next attempt fits again.
     """
     slot = _slot(key)
     if slot.model is not None:
         return slot.model
+    if slot.lock.locked():  # fitting ahead or for another session: no steps to show here
+        with st.spinner(f"{label}: already under way, waiting for it…"):
+            return slot.fill(lambda: fit(lambda done, total: None))
     bar = st.progress(0.0, text=f"{label}…")
 
     def progress(done: int, total: int) -> None:
