@@ -188,19 +188,24 @@ class _Part:
         geo = self._root_geometry(crit, level)
         if geo is None:
             geo = _geometry(binned, rows, lnode, m, n_total, level.totals[:, -1])
-            if classes and crit.concave and min_leaf == 1 and geo.hist is None:
-                geo = _boundary_cuts(binned, geo, crit.codes)
-            if m == 1 and len(rows) == n_total:
+            kept = m == 1 and len(rows) == n_total  # a root of every row: every round's
+            if classes and crit.concave and min_leaf == 1:
+                if geo.hist is None:
+                    geo = _boundary_cuts(binned, geo, crit.codes)
+                elif kept:  # counting each slot's classes pays off over the rounds
+                    geo = _boundary_slots(binned, geo, rows, crit.codes, crit.n_classes)
+            if kept:
                 self._root, self._root_classes = (crit.codes, geo), None
         weight = crit.row_weight
         if classes:
             K = crit.n_classes
             totals = list(level.totals[:, :K].T)
             if geo.hist is not None:  # all classes' slot sums at once
-                per_slot = geo.hist.fill_classes(binned, rows, weight, crit.codes, K)
+                per_slot = geo.hist.fill_classes(binned, rows, weight, crit.codes, K,
+                                                 level.totals[:, :K])
                 if len(geo.sel) < len(per_slot):  # (a root holds rows in every slot)
                     per_slot = np.take(per_slot, geo.sel, axis=0)  # rows of a 2-D array: take beats []
-                left = [geo.left_sums(np.ascontiguousarray(column)) for column in per_slot.T]
+                left = list(geo.left_sums(per_slot).T)
             elif geo is self._root_geo:  # every round: the root's entries class by class
                 if self._root_classes is None:
                     self._root_classes = _ClassRuns.of(geo, crit.codes, K)
@@ -364,12 +369,16 @@ class _Histogram:
         h[:, binned.common] = total[:, None] - np.add.reduceat(h, binned.start, axis=1)
         return h.ravel()
 
-    def fill_classes(self, binned, rows, weight, target, n_classes) -> np.ndarray:
-        """Class weights per slot, shape (m · n_bins, n_classes): one bincount for all."""
+    def fill_classes(self, binned, rows, weight, target, n_classes, total=None) -> np.ndarray:
+        """Class weights per slot, shape (m · n_bins, n_classes): one bincount for all.
+        ``total``: the class weights per node over ``rows`` (m, n_classes), if the caller
+        has them."""
         m, B, K = self.m, binned.n_bins, n_classes
         if self.class_key is None:  # the level's classes (the root's: the same every round)
             self.class_key = self.key * K + target[self.row]
-        total = np.bincount(self.lnode * K + target[rows], weights=weight[rows], minlength=m * K)
+        if total is None:
+            total = np.bincount(self.lnode * K + target[rows], weights=weight[rows],
+                                minlength=m * K)
         h = np.bincount(self.class_key, weights=weight[self.row],
                         minlength=m * B * K).reshape(m, B, K)
         h[:, binned.common] = total.reshape(m, 1, K) - np.add.reduceat(h, binned.start, axis=1)
@@ -412,10 +421,12 @@ class _Geometry:
         return sums if len(self.sel) == len(sums) else sums[self.sel]  # a root: every slot
 
     def left_sums(self, x: np.ndarray) -> np.ndarray:
-        """Per cut, ``x`` summed over its (node, feature) run up to the cut."""
+        """Per cut, ``x`` summed over its (node, feature) run up to the cut; histogram
+        mode also takes ``x`` of shape (n_entries, k), k sums at once."""
         if self.blocks is None:
-            c = cumsum0(x)  # c[i]: the sum of the first i entries
-            return c[self.cut + 1] - c[self.first]
+            c = np.zeros((len(x) + 1, *x.shape[1:]))  # c[i]: the sum of the first i entries
+            np.cumsum(x, axis=0, out=c[1:])
+            return np.take(c, self.cut + 1, axis=0) - np.take(c, self.first, axis=0)
         p = self.runs_per_node
         out, at = np.empty_like(x), 0
         for n_rows in self.blocks:  # a node's runs as the rows of a matrix: one cumsum each
@@ -500,6 +511,18 @@ def _boundary_cuts(binned, geo: _Geometry, target) -> _Geometry:
     r = np.cumsum(run_start)[geo.cut] - 1  # the run ending at each cut; r + 1 follows it
     same = (low[r] == high[r]) & (low[r + 1] == high[r + 1]) & (low[r] == low[r + 1])
     return geo.keep(~same)
+
+
+def _boundary_slots(binned, geo: _Geometry, rows, target, n_classes) -> _Geometry:
+    """Histogram mode: keep the cuts next to a class change, as :func:`_boundary_cuts`
+    does for entries; a cut between two slots that hold rows of one and the same class
+    goes."""
+    present = geo.hist.fill_classes(binned, rows, np.ones(len(target)), target, n_classes) > 0
+    present = np.take(present, geo.sel, axis=0) if len(geo.sel) < len(present) else present
+    pure = np.count_nonzero(present, axis=1) == 1
+    klass = np.argmax(present, axis=1)
+    a, b = geo.cut, geo.cut + 1  # the slots each side of a cut
+    return geo.keep(~(pure[a] & pure[b] & (klass[a] == klass[b])))
 
 
 def _gain(left, totals, impurity, per_node, n_classes):

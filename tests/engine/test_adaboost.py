@@ -165,6 +165,28 @@ def test_binned_trees_on_sparse_data_with_a_cache_are_the_tree_engines():
             assert_same_tree(ours.tree_, ref)
 
 
+def test_a_kept_histogram_root_searches_only_cuts_next_to_a_class_change():
+    """Slots summed at the root, every leaf size allowed: the root kept across rounds
+    holds only the cuts next to a class change, and every round's tree is still the
+    tree engine's (ties included: the values are rounded, so many cuts tie)."""
+    rng = np.random.default_rng(11)
+    for K in (2, 3):
+        n, p = 300, 5
+        X = np.where(rng.random((n, p)) < 0.6, 0.0, np.round(rng.exponential(size=(n, p)), 1))
+        y = np.where(X[:, 0] + X[:, 1] > 1.0, K - 1, rng.integers(0, K, n))
+        for depth in (1, 3):
+            grower = round_grower(DecisionTreeClassifier(max_depth=depth), X, np.arange(K))
+            for _round in range(4):
+                w = np.full(n, 1.0) if _round == 0 else rng.exponential(size=n)
+                ours, leaves = grower.grow(y, w)
+                ref = DecisionTreeClassifier(max_depth=depth).fit(X, y, w).tree_
+                assert_same_tree(ours.tree_, ref)
+                np.testing.assert_array_equal(leaves, ref.apply(X))
+            root = grower.search.parts[0]._root[1]
+            assert root.hist is not None  # slots, not entries
+            assert len(root.cut) < len(root.sel) - p  # some cuts inside one class went
+
+
 def test_binned_trees_on_continuous_data_with_a_cache_are_the_tree_engines():
     """Continuous columns (the root's entries sorted, kept across rounds, each class's
     weights summed on its own entries): every round's tree is the tree engine's, for
