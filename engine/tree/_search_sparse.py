@@ -24,6 +24,7 @@ from ._splitter import (
     near_best,
     order_by,
     score_binary,
+    sort_keys,
 )
 
 
@@ -278,7 +279,8 @@ class SparseBits:
         # entry comes back from the key's bits.
         class_bits, rank_bits = self.class_bits, self.rank_bits
         weight_bits = 0 if w is None else int(w.max(initial=0)).bit_length()
-        key_bits = len(run_node).bit_length() + rank_bits + class_bits + weight_bits
+        entry_bits = rank_bits + class_bits + weight_bits  # the key's bits below the run
+        key_bits = len(run_node).bit_length() + entry_bits
         if key_bits <= PACKED_KEY_BITS:  # an int32 key where it fits: sorted twice as fast
             key = run.astype(np.int32 if key_bits <= 31 else np.int64) << rank_bits + class_bits
             key |= order
@@ -286,7 +288,7 @@ class SparseBits:
             if w is not None:
                 key <<= weight_bits
                 key |= w
-            key.sort()
+            key = sort_keys(key, len(run_node) << entry_bits)
             if w is not None:
                 w = key & (1 << weight_bits) - 1
                 key >>= weight_bits

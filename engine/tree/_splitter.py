@@ -148,34 +148,40 @@ def gather(values: np.ndarray, at: np.ndarray) -> np.ndarray:
     return values.take(at, mode="clip")
 
 
+#: Keys of up to this many bits are ordered by :func:`order_by`'s radix passes; wider
+#: ones (huge data with huge whole-number weights) fall back to a packed comparison sort.
+RADIX_KEY_BITS = 48
+
+
 def order_by(major: np.ndarray, minor: np.ndarray | None = None, keys: bool = False):
     """Positions that sort by ``major``, then ``minor`` (non-negative integers), equal
     pairs in position order: a stable argsort on two keys (on one without ``minor``).
     With ``keys``, also ``major`` in that order.
 
-    Both keys and the position are packed into one integer, so no two keys are equal and
-    numpy's plain sort of integers (vectorised on processors with AVX2 or AVX-512)
-    gives the stable order; the position is read back from the low bits. One such sort is
-    faster than sorting by each key in turn with 16-bit radix argsorts, and an int32 key,
-    where it fits, sorts faster than a 16-bit radix argsort of a single key; a single key
-    under 2**8 takes one radix pass, under 2**16 two when the packed key would need 64
-    bits. Keys too wide to pack fall back to ``np.lexsort``.
+    The two keys are packed into one integer and ordered by a least-significant-digit
+    radix sort: one stable pass of numpy's radix argsort per 16 bits of the key, from
+    the lowest digit up (a stable pass keeps the order the lower digits gave among equal
+    higher digits). That is a fixed number of linear passes, where a comparison sort of
+    the packed key (with the position in its low bits, to make it stable) does
+    n·log(n) comparisons, at a speed that depends on the processor's vector units.
+    Keys too wide for :data:`RADIX_KEY_BITS` are sorted that way, or by ``np.lexsort``.
     """
     n = len(major)
     if not n:
         at = np.zeros(0, dtype=np.intp)
         return (at, major[at]) if keys else at
     top = int(major.max())
-    at_bits = (n - 1).bit_length()
     minor_bits = 0 if minor is None else int(minor.max()).bit_length()
-    bits = at_bits + minor_bits + top.bit_length()
-    if minor is None and (top < 2**8 or top < 2**16 and bits > 31):  # numpy's radix sort
-        at = np.argsort(major.astype(np.uint8 if top < 2**8 else np.uint16), kind="stable")
+    key_bits = top.bit_length() + minor_bits
+    if key_bits <= RADIX_KEY_BITS:
+        key = major if minor is None else (major.astype(np.int64) << minor_bits) | minor
+        at = _radix_argsort(key, key_bits)
         return (at, gather(major, at)) if keys else at
-    if bits > 63:
+    at_bits = (n - 1).bit_length()
+    if key_bits + at_bits > 63:
         at = np.lexsort((major,) if minor is None else (minor, major))
         return (at, major[at]) if keys else at
-    key = major.astype(np.int32 if bits <= 31 else np.int64) << minor_bits
+    key = major.astype(np.int64) << minor_bits
     if minor is not None:
         key |= minor
     key <<= at_bits
@@ -183,6 +189,41 @@ def order_by(major: np.ndarray, minor: np.ndarray | None = None, keys: bool = Fa
     key.sort()
     at = (key & (1 << at_bits) - 1).astype(np.intp)
     return (at, (key >> (at_bits + minor_bits)).astype(np.intp)) if keys else at
+
+
+def _radix_argsort(key: np.ndarray, key_bits: int) -> np.ndarray:
+    """Stable argsort of non-negative integers below ``2**key_bits``: one stable radix
+    pass a 16-bit digit, lowest first (an 8-bit type for a last digit that fits one)."""
+    at = None
+    for shift in range(0, max(key_bits, 1), 16):
+        digit = key if at is None else gather(key, at)
+        if shift:
+            digit = digit >> shift
+        digit = digit.astype(np.uint8 if key_bits - shift <= 8 else np.uint16)  # (wraps: the low 16 bits)
+        step = np.argsort(digit, kind="stable")
+        at = step if at is None else gather(at, step)
+    return at
+
+
+#: A key of values below this many times the number of keys is sorted by counting
+#: (:func:`sort_keys`): its table of counts is then no bigger than a few passes over the keys.
+COUNT_SORT_RANGE = 8
+
+
+def sort_keys(key: np.ndarray, top: int) -> np.ndarray:
+    """``key`` (non-negative integers below ``top``) in ascending order.
+
+    When the keys take few values compared with their number, a counting sort (one
+    histogram, then each value repeated as often as it occurs) does O(n + top) work
+    against a comparison sort's O(n log n); equal keys are equal numbers, so the
+    result is the same array either way. ``key`` may be sorted in place.
+    """
+    if top <= COUNT_SORT_RANGE * len(key):
+        counts = np.bincount(key, minlength=top)
+        present = np.flatnonzero(counts)
+        return np.repeat(present.astype(key.dtype), counts[present])
+    key.sort()
+    return key
 
 
 def cumsum0(x: np.ndarray, dtype=None) -> np.ndarray:

@@ -441,10 +441,13 @@ def test_drawn_entries_pair_every_row_with_its_nodes_draws_in_row_order(low):
 
 
 @pytest.mark.parametrize(("n", "major_high", "minor_high"), [
-    (0, 1, 1), (1, 1, 1), (1000, 7, 5), (50_000, 2**20, 2**16), (300, 2**40, 2**30),
+    (0, 1, 1), (1, 1, 1), (1000, 7, 5), (50_000, 2**20, 2**16), (100, 2**30, 2**20),
+    (300, 2**40, 2**30),
 ])
 def test_order_by_is_a_stable_two_key_argsort(n, major_high, minor_high):
-    """Many ties on both keys; the last case is too wide to pack and falls back."""
+    """Many ties on both keys. Radix passes up to 48 bits of key (one, two or three);
+    the last two cases are wider: a packed sort with the position, then too wide to pack
+    (np.lexsort)."""
     rng = np.random.default_rng(n)
     major = rng.integers(0, major_high, size=n)
     minor = rng.integers(0, minor_high, size=n).astype(np.int32 if minor_high < 2**31 else np.int64)
@@ -459,6 +462,20 @@ def test_order_by_is_a_stable_two_key_argsort(n, major_high, minor_high):
     at, keys = splitter.order_by(major, keys=True)  # one key: radix, packed or lexsort
     np.testing.assert_array_equal(at, np.argsort(major, kind="stable"))
     np.testing.assert_array_equal(keys, np.sort(major))
+
+
+@pytest.mark.parametrize(("n", "top", "dtype"), [
+    (0, 1, np.int32), (1, 1, np.int32), (5_000, 300, np.int32), (5_000, 10**6, np.int32),
+    (2_000, 2**40, np.int64),
+])
+def test_sort_keys_counts_few_valued_keys_and_sorts_the_rest(n, top, dtype):
+    """The counting branch (top well under the key count) and the comparison branch
+    both give numpy's sort, in the keys' own type."""
+    rng = np.random.default_rng(n)
+    key = rng.integers(0, top, size=n).astype(dtype)
+    out = splitter.sort_keys(key.copy(), top)
+    assert out.dtype == dtype
+    np.testing.assert_array_equal(out, np.sort(key))
 
 
 def mostly_one_value(seed):
