@@ -24,7 +24,7 @@ from ._binning import PreparedFeatures
 from ._criteria import FLOAT_NOISE, TIE_TOLERANCE, Criterion, whole_weights
 from ._search_drawn import draw_features
 from ._search_exact import ExactSearch
-from ._splitter import Candidates, Level, choose_splits, gather
+from ._splitter import Candidates, Level, choose_splits, gather, order_by
 from ._tree import (
     CATEGORICAL_BINARY,
     CATEGORICAL_MULTIWAY,
@@ -446,7 +446,7 @@ def _unstack(tree: Tree, improvement, tree_of_node, n_trees: int) -> list[tuple[
     """
     if n_trees == 1:
         return [(tree, improvement)]
-    by_tree = np.argsort(tree_of_node, kind="stable")
+    by_tree = order_by(tree_of_node)
     counts = np.bincount(tree_of_node, minlength=n_trees)
     starts = np.cumsum(counts) - counts
     new_id = np.full(tree.node_count + 1, TREE_LEAF, dtype=NODE_INT)  # [-1] stays -1

@@ -214,7 +214,7 @@ def _stacked_entries(source: PreparedFeatures, codes: np.ndarray, data_row: np.n
     data_codes = np.zeros(n_data, dtype=codes.dtype)  # rows in no stacked tree: any class
     data_codes[data_row] = codes
     d_row, column, value = _off_common_entries(source, data_codes, sparse, mode)
-    by_data = np.argsort(data_row, kind="stable")  # stacked rows, data row after data row
+    by_data = order_by(data_row)  # stacked rows, data row after data row
     per_data = np.bincount(data_row, minlength=n_data)
     first = np.cumsum(per_data) - per_data
     repeats = gather(per_data, d_row)

@@ -214,14 +214,17 @@ def sort_keys(key: np.ndarray, top: int) -> np.ndarray:
     """``key`` (non-negative integers below ``top``) in ascending order.
 
     When the keys take few values compared with their number, a counting sort (one
-    histogram, then each value repeated as often as it occurs) does O(n + top) work
-    against a comparison sort's O(n log n); equal keys are equal numbers, so the
-    result is the same array either way. ``key`` may be sorted in place.
+    histogram, then each value repeated as often as it occurs) does O(n + top) work;
+    else keys of up to 32 bits take :func:`order_by`'s two radix passes and a gather,
+    and wider ones a comparison sort. Equal keys are equal numbers, so the result is
+    the same array every way. ``key`` may be sorted in place.
     """
     if top <= COUNT_SORT_RANGE * len(key):
         counts = np.bincount(key, minlength=top)
         present = np.flatnonzero(counts)
         return np.repeat(present.astype(key.dtype), counts[present])
+    if top <= 2**32:
+        return gather(key, _radix_argsort(key, (top - 1).bit_length()))
     key.sort()
     return key
 

@@ -466,11 +466,11 @@ def test_order_by_is_a_stable_two_key_argsort(n, major_high, minor_high):
 
 @pytest.mark.parametrize(("n", "top", "dtype"), [
     (0, 1, np.int32), (1, 1, np.int32), (5_000, 300, np.int32), (5_000, 10**6, np.int32),
-    (2_000, 2**40, np.int64),
+    (5_000, 2**32, np.int64), (2_000, 2**40, np.int64),
 ])
 def test_sort_keys_counts_few_valued_keys_and_sorts_the_rest(n, top, dtype):
-    """The counting branch (top well under the key count) and the comparison branch
-    both give numpy's sort, in the keys' own type."""
+    """The counting branch (top well under the key count), the radix branch (up to 32
+    bits) and the comparison branch all give numpy's sort, in the keys' own type."""
     rng = np.random.default_rng(n)
     key = rng.integers(0, top, size=n).astype(dtype)
     out = splitter.sort_keys(key.copy(), top)
