@@ -22,6 +22,7 @@ from ._splitter import (
     missing_only_candidates,
     near_best,
     score_binary,
+    sum_columns,
     varies_in_runs,
 )
 
@@ -138,8 +139,8 @@ def numeric_chunk(crit, level, n_f, runs: Runs, min_leaf) -> Candidates:
             left_w, present_w = left[:, -1], present_tot[:, -1]
         else:
             left_w, present_w = along(weight)
-        left[:, -2] = left_w - left[:, :-2].sum(axis=1)
-        present_tot[:, -2] = present_w - present_tot[:, :-2].sum(axis=-1)
+        left[:, -2] = left_w - sum_columns(left[:, :-2])
+        present_tot[:, -2] = present_w - sum_columns(present_tot[:, :-2])
     # per run (feature * m + node), as the cuts' ``group`` counts them
     nan_tot = np.tile(level.totals, (n_f, 1)) - present_tot
     right = np.take(present_tot, group, axis=0) - left  # 2-D rows: take is faster than []

@@ -25,6 +25,7 @@ from ._splitter import (
     order_by,
     score_binary,
     sort_keys,
+    sum_columns,
 )
 
 
@@ -75,7 +76,7 @@ def sparse_numeric_candidates(crit, level, mode, entries, allowed=None) -> Candi
     common[:, -1] -= count
     common_weight = (common[:, -1] if weight is None
                      else crit.weight(node_totals) - (weight[start + count] - weight[start]))
-    common[:, -2] = common_weight - common[:, :-2].sum(axis=1)
+    common[:, -2] = common_weight - sum_columns(common[:, :-2])
     has_common = common[:, -1] > 0
 
     cut = runs.cut
@@ -112,8 +113,8 @@ def sparse_numeric_candidates(crit, level, mode, entries, allowed=None) -> Candi
     else:
         left_weight = gather(weight, first + n_left) - gather(weight, first)
         present_weight = weight[start + n_present] - weight[start]
-    left[:, -2] = left_weight - left[:, :-2].sum(axis=1)
-    present_tot[:, -2] = present_weight - present_tot[:, :-2].sum(axis=1)
+    left[:, -2] = left_weight - sum_columns(left[:, :-2])
+    present_tot[:, -2] = present_weight - sum_columns(present_tot[:, :-2])
     left += np.take(common, group_c, axis=0) * with_common[:, None]
     present_tot += common
     nan_tot = node_totals - present_tot

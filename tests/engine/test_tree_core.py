@@ -478,6 +478,13 @@ def test_sort_keys_counts_few_valued_keys_and_sorts_the_rest(n, top, dtype):
     np.testing.assert_array_equal(out, np.sort(key))
 
 
+@pytest.mark.parametrize("k", [0, 1, 2, 5])
+def test_sum_columns_adds_a_rows_columns_as_numpy_does(k):
+    """Column by column, left to right: the same floats as numpy's sum along a short row."""
+    a = np.random.default_rng(k).random((1000, k + 2))[:, :k] * 1e3
+    np.testing.assert_array_equal(splitter.sum_columns(a), a.sum(axis=1))
+
+
 def mostly_one_value(seed):
     """Columns mostly of one value (not always the smallest), ties, missing values, a
     constant and an all-missing column, a categorical column; 2-4 classes."""
