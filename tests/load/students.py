@@ -131,6 +131,11 @@ class ClassStudent:
         self._page_hash = ""
         self._texts: list[str] = []
         self.trace: list[tuple] = []  # the non-element messages, in order (for a report)
+        # (perf_counter time, finish status) of each full run of the page, and the time
+        # the reveal was announced to this student (for a report of a student stuck).
+        self.full_runs: list[tuple[float, int]] = []
+        self.reveal_at: float | None = None
+        self._full_run = False
         self._reader: asyncio.Task | None = None
         self._chosen_on_screen: str | None = None  # the option the radio shows chosen
         self._lost_at = 0.0
@@ -157,6 +162,7 @@ class ClassStudent:
                                                "page_info_changed", "stop_auto_rerun")
                                    else list(message.metadata.run.fragment_ids)))
             if kind == "new_session":
+                self._full_run = not message.metadata.run.fragment_ids
                 self._page_hash = message.new_session.page_script_hash
                 self.trace.append(("page", self._page_hash[:8]))
                 if not message.metadata.run.fragment_ids:
@@ -168,6 +174,8 @@ class ClassStudent:
             elif kind == "delta" and message.delta.WhichOneof("type") == "new_element":
                 self._element(message.delta.new_element, message.delta.fragment_id)
             elif kind == "script_finished":
+                if self._full_run:
+                    self.full_runs.append((time.perf_counter(), message.script_finished))
                 if message.script_finished not in (FINISHED, RERUN, FRAGMENT_FINISHED):
                     self.seen.errors.append(f"script finished with {message.script_finished}")
 
@@ -291,6 +299,7 @@ class ClassStudent:
                 # Until the reveal (the truth may already be here: it is kept); a lost
                 # connection is noticed meanwhile.
                 await self._until(revealed.is_set, 3 * timeout_s, None)
+                self.reveal_at = time.perf_counter()
                 self.seen.revealed_s = await self._until(
                     lambda: self._saw("Right:") or self._saw("You said"), timeout_s,
                     "the reveal")

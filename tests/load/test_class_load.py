@@ -46,12 +46,20 @@ def _summary(name: str, seconds: list[float | None]) -> str:
 
 
 def _stuck(students) -> str:
-    """How many students did not get through; the errors, reconnections and last
-    messages of the first few."""
+    """How many students did not get through; for the first few: the errors,
+    reconnections, when the page last ran whole (seconds from the reveal, and how it
+    finished), the last texts on screen and the last messages."""
     students = list(students)
+
+    def runs(s) -> list[tuple[float, int]]:
+        zero = s.reveal_at if s.reveal_at is not None else time.perf_counter()
+        return [(round(at - zero, 1), status) for at, status in s.full_runs[-4:]]
+
     return f"{len(students)} students:\n" + "\n".join(
-        f"{s.seen.errors} after {s.seen.reconnects} reconnections: last messages "
-        f"{s.trace[-25:]}" for s in students[:3])
+        f"{s.seen.errors} after {s.seen.reconnects} reconnections; full runs {runs(s)}; "
+        f"its URL's query {s.query!r}; "
+        f"last texts on screen {[t[:100] for t in s._texts[-4:]]}; "
+        f"last messages {s.trace[-25:]}" for s in students[:3])
 
 
 def start_class(teacher, base_url: str) -> str:
