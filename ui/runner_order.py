@@ -1,4 +1,11 @@
-"""One script runner at a time per session: a run's output is never dropped for the next.
+"""A session's runs in the order the browser meant them, under load.
+
+Two rules, both for a live class's screens, which ask for a fragment run every second:
+
+* One script runner at a time per session: a run's output is never dropped for the next.
+* A fragment's rerun asked for on a page the session has since left is ignored.
+
+**One runner at a time.**
 
 Streamlit runs a session's script on a runner thread; the runner hands each message to
 the server's event loop, which sends it to the browser only while that runner is the
@@ -13,8 +20,23 @@ caught it in about one run in three with 100 students).
 :func:`install` keeps the order: a request that finds the current runner stopping waits
 until that runner's last event ("shutdown", after all its messages) has been handled,
 then starts the next runner; further requests in the meantime are folded into it as
-Streamlit folds requests to a running runner. Installed once per server process by
-app.py; a no-op when Streamlit's session class lacks the two methods it wraps.
+Streamlit folds requests to a running runner.
+
+**A fragment's rerun for another page.** Each request names the page the browser last
+heard of. A student's screen that follows the teacher is switched to the teacher's page
+by the server, and the polls it sent before it heard of the switch name the page it
+left. Streamlit 1.67 takes a request naming a page other than the session's as a page
+switch: before running the fragment it keeps only the widget values the request carries
+(a poll carries the student's answer, or nothing) and the URL the browser had. The
+student's dataset and view are then gone from the session, and the next full run (the
+reveal's) draws the defaults: tests/deploy/test_cluster.py caught it with 300 students on
+three processes, a few screens a run. Such a request is ignored: the fragment it names
+belongs to a page no longer on screen, and the browser asks again, with the page it now
+shows, within its polling interval. A request with no page (a fresh tab) or a full run
+(a page link, Back) is never ignored.
+
+:func:`install` is called once per server process by app.py; a no-op when Streamlit's
+session class lacks the methods it wraps.
 """
 from __future__ import annotations
 
@@ -30,7 +52,8 @@ def install(session_class=app_session.AppSession) -> bool:
     wrapped now or before."""
     create = getattr(session_class, "_create_scriptrunner", None)
     handle = getattr(session_class, "_handle_scriptrunner_event_on_event_loop", None)
-    if create is None or handle is None:
+    request = getattr(session_class, "request_rerun", None)
+    if create is None or handle is None or request is None:
         return False
     if getattr(create, "_glassbox_ordered", False):
         return True
@@ -62,7 +85,23 @@ def install(session_class=app_session.AppSession) -> bool:
             if not self._scriptrunner.request_rerun(rerun_data):
                 self.__dict__[_WAITING].append(rerun_data)  # it has stopped already
 
+    def request_on_the_page_shown(self, client_state) -> None:
+        if not _for_a_page_left(self, client_state):
+            request(self, client_state)
+
     create_after_the_last._glassbox_ordered = True
     session_class._create_scriptrunner = create_after_the_last
     session_class._handle_scriptrunner_event_on_event_loop = handle_then_start_waiting
+    session_class.request_rerun = request_on_the_page_shown
     return True
+
+
+def _for_a_page_left(session, client_state) -> bool:
+    """Whether ``client_state`` asks for a fragment's rerun on a page other than the one
+    the session runs (the page of its last run, or of the run starting)."""
+    if not getattr(client_state, "fragment_id", ""):
+        return False
+    named = client_state.page_script_hash
+    pages = getattr(session, "_pages_manager", None)
+    shown = getattr(pages, "current_page_script_hash", "")
+    return bool(named and shown and named != shown)

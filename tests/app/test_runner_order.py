@@ -1,13 +1,16 @@
 """ui.runner_order: a request that finds the session's runner stopping waits for its
-shutdown, so none of the stopping runner's messages are ignored for the new runner's.
+shutdown, so none of the stopping runner's messages are ignored for the new runner's;
+a fragment's rerun asked for on a page the session has left is ignored.
 
-The session here is a stand-in with the two methods the fix wraps, behaving as
+The session here is a stand-in with the three methods the fix wraps, behaving as
 Streamlit's do: creating a runner makes it current; an event from a runner that is not
-current is ignored; the current runner's shutdown leaves the session without one. (The
-race itself needs a loaded server: tests/load/test_class_load.py.)
+current is ignored; the current runner's shutdown leaves the session without one; its
+pages manager knows the page the session runs. (The races themselves need a loaded
+server: tests/load/test_class_load.py and tests/deploy/test_cluster.py.)
 """
 from __future__ import annotations
 
+from streamlit.proto.ClientState_pb2 import ClientState
 from streamlit.runtime.app_session import AppSessionState
 from streamlit.runtime.scriptrunner import ScriptRunnerEvent
 
@@ -27,9 +30,14 @@ class Runner:
         return True
 
 
+class Pages:
+    current_page_script_hash = ""
+
+
 class Session:
     def __init__(self):
         self._scriptrunner, self._state = None, AppSessionState.APP_NOT_RUNNING
+        self._pages_manager = Pages()
         self.runners, self.handled = [], []
 
     def _create_scriptrunner(self, initial_rerun_data) -> None:
@@ -110,7 +118,38 @@ def test_nothing_is_started_for_a_session_that_is_closing():
     assert session.runners == [first]
 
 
+def request(page: str, fragment: str = "") -> ClientState:
+    """What a browser sends: a rerun of ``fragment`` (or the whole page) on ``page``."""
+    return ClientState(page_script_hash=page, fragment_id=fragment)
+
+
+def test_a_fragments_rerun_for_a_page_left_is_ignored():
+    session = Ordered()
+    session._pages_manager.current_page_script_hash = "tree page"
+    session.request_rerun(request("data page", fragment="poll"))  # sent before the switch
+    assert session.runners == []
+    session.request_rerun(request("tree page", fragment="poll"))
+    assert [r.requests for r in session.runners] == [[request("tree page", "poll")]]
+
+
+def test_a_full_run_or_a_request_without_a_page_is_never_ignored():
+    session = Ordered()
+    session.request_rerun(request("data page", fragment="poll"))  # no page run yet
+    session._pages_manager.current_page_script_hash = "tree page"
+    session.request_rerun(request("data page"))  # a page link: the switch itself
+    session.request_rerun(request("", fragment="poll"))  # a browser naming no page
+    assert [r.requests for r in session.runners] == [
+        [request("data page", "poll"), request("data page"), request("", "poll")]]
+
+
 def test_streamlits_session_is_wrapped():
+    import inspect
+
     from streamlit.runtime.app_session import AppSession
+    from streamlit.runtime.pages_manager import PagesManager
     assert runner_order.install()
     assert getattr(AppSession._create_scriptrunner, "_glassbox_ordered", False)
+    assert AppSession.request_rerun.__name__ == "request_on_the_page_shown"
+    # The page the session runs is read where Streamlit 1.67 keeps it.
+    assert "self._pages_manager = " in inspect.getsource(AppSession.__init__)
+    assert isinstance(PagesManager.current_page_script_hash, property)
