@@ -32,6 +32,7 @@ PAGES = {
 
 fitting.start_workers()  # once per server: the first forest need not wait for them
 page = st.navigation(PAGES, position="hidden")  # the sidebar draws the links
+runner_order.note_page_shown()  # a fragment's rerun asked for on another page is stale
 url.begin_run(st.container())  # notices about the link's values go above the page
 sidebar.render(PAGES, page)
 try:

@@ -35,16 +35,24 @@ belongs to a page no longer on screen, and the browser asks again, with the page
 shows, within its polling interval. A request with no page (a fresh tab) or a full run
 (a page link, Back) is never ignored.
 
+The page on screen is the page of the session's last full run, noted by app.py
+(:func:`note_page_shown`) once the run knows it: fragment runs do not change it. (Not
+Streamlit's current page, which a fragment's run sets to the page its request names: a
+stale request that slipped in before the switch's run started would then make every
+later request from the browser look stale.)
+
 :func:`install` is called once per server process by app.py; a no-op when Streamlit's
 session class lacks the methods it wraps.
 """
 from __future__ import annotations
 
 from streamlit.runtime import app_session
-from streamlit.runtime.scriptrunner import ScriptRunnerEvent
+from streamlit.runtime.scriptrunner import ScriptRunnerEvent, get_script_run_ctx
 
 #: The attribute of a session that holds the requests waiting for the runner to stop.
 _WAITING = "_glassbox_waiting_reruns"
+#: The attribute of a session's pages manager that holds the page of its last full run.
+_SHOWN = "_glassbox_page_shown"
 
 
 def install(session_class=app_session.AppSession) -> bool:
@@ -96,12 +104,19 @@ def install(session_class=app_session.AppSession) -> bool:
     return True
 
 
+def note_page_shown() -> None:
+    """In a full run, once ``st.navigation`` has chosen the page: note it as the page the
+    browser is shown (read by the rule on fragments' reruns)."""
+    ctx = get_script_run_ctx()
+    if ctx is not None and not ctx.fragment_ids_this_run:
+        setattr(ctx.pages_manager, _SHOWN, ctx.page_script_hash)
+
+
 def _for_a_page_left(session, client_state) -> bool:
     """Whether ``client_state`` asks for a fragment's rerun on a page other than the one
-    the session runs (the page of its last run, or of the run starting)."""
+    the session's last full run showed."""
     if not getattr(client_state, "fragment_id", ""):
         return False
     named = client_state.page_script_hash
-    pages = getattr(session, "_pages_manager", None)
-    shown = getattr(pages, "current_page_script_hash", "")
+    shown = getattr(getattr(session, "_pages_manager", None), _SHOWN, "")
     return bool(named and shown and named != shown)

@@ -5,7 +5,7 @@ a fragment's rerun asked for on a page the session has left is ignored.
 The session here is a stand-in with the three methods the fix wraps, behaving as
 Streamlit's do: creating a runner makes it current; an event from a runner that is not
 current is ignored; the current runner's shutdown leaves the session without one; its
-pages manager knows the page the session runs. (The races themselves need a loaded
+pages manager holds the page app.py noted for its last full run. (The races themselves need a loaded
 server: tests/load/test_class_load.py and tests/deploy/test_cluster.py.)
 """
 from __future__ import annotations
@@ -31,7 +31,7 @@ class Runner:
 
 
 class Pages:
-    current_page_script_hash = ""
+    """A session's pages manager: app.py notes on it the page of each full run."""
 
 
 class Session:
@@ -123,9 +123,14 @@ def request(page: str, fragment: str = "") -> ClientState:
     return ClientState(page_script_hash=page, fragment_id=fragment)
 
 
+def shown(session, page: str) -> None:
+    """A full run of ``page`` (what runner_order.note_page_shown notes)."""
+    setattr(session._pages_manager, runner_order._SHOWN, page)
+
+
 def test_a_fragments_rerun_for_a_page_left_is_ignored():
     session = Ordered()
-    session._pages_manager.current_page_script_hash = "tree page"
+    shown(session, "tree page")
     session.request_rerun(request("data page", fragment="poll"))  # sent before the switch
     assert session.runners == []
     session.request_rerun(request("tree page", fragment="poll"))
@@ -135,7 +140,7 @@ def test_a_fragments_rerun_for_a_page_left_is_ignored():
 def test_a_full_run_or_a_request_without_a_page_is_never_ignored():
     session = Ordered()
     session.request_rerun(request("data page", fragment="poll"))  # no page run yet
-    session._pages_manager.current_page_script_hash = "tree page"
+    shown(session, "tree page")
     session.request_rerun(request("data page"))  # a page link: the switch itself
     session.request_rerun(request("", fragment="poll"))  # a browser naming no page
     assert [r.requests for r in session.runners] == [
@@ -145,11 +150,39 @@ def test_a_full_run_or_a_request_without_a_page_is_never_ignored():
 def test_streamlits_session_is_wrapped():
     import inspect
 
+    from streamlit.runtime import app_session
     from streamlit.runtime.app_session import AppSession
-    from streamlit.runtime.pages_manager import PagesManager
     assert runner_order.install()
     assert getattr(AppSession._create_scriptrunner, "_glassbox_ordered", False)
     assert AppSession.request_rerun.__name__ == "request_on_the_page_shown"
-    # The page the session runs is read where Streamlit 1.67 keeps it.
+    # The page shown is noted where the session can read it: its pages manager, the
+    # one its runners' contexts hold.
     assert "self._pages_manager = " in inspect.getsource(AppSession.__init__)
-    assert isinstance(PagesManager.current_page_script_hash, property)
+    assert "pages_manager=self._pages_manager" in inspect.getsource(app_session)
+
+
+def test_a_full_run_notes_the_page_it_shows():
+    """app.py notes the page st.navigation chose; a fragment's run notes nothing."""
+    from streamlit.testing.v1 import AppTest
+
+    def script():
+        import streamlit as st
+
+        from ui import runner_order
+
+        def first():
+            st.write("first page")
+
+        def second():
+            st.write("second page")
+
+        page = st.navigation([st.Page(first, title="First"), st.Page(second, title="Second")])
+        runner_order.note_page_shown()
+        ctx = st.runtime.scriptrunner.get_script_run_ctx()
+        st.session_state["noted"] = getattr(ctx.pages_manager, runner_order._SHOWN, None)
+        st.session_state["chosen"] = page._script_hash
+        page.run()
+
+    app = AppTest.from_function(script).run()
+    assert not app.exception
+    assert app.session_state["noted"] == app.session_state["chosen"] != ""

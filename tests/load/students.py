@@ -169,6 +169,8 @@ class ClassStudent:
                     self._polls.clear()  # a full run announces its polling fragments anew
             elif kind == "page_info_changed":
                 self.query = message.page_info_changed.query_string
+            elif kind == "navigation":  # the page the app chose: the browser's page from now
+                self._page_hash = message.navigation.page_script_hash
             elif kind == "auto_rerun":
                 self._polls[message.auto_rerun.fragment_id] = message.auto_rerun.interval
             elif kind == "delta" and message.delta.WhichOneof("type") == "new_element":
