@@ -365,11 +365,26 @@ def send(question: str, choice: str) -> str | None:
 
 
 def _follow(pages) -> None:
-    """A student's screen: every ``POLL_S`` seconds, open the teacher's new view, redraw
-    when the question on screen is revealed, leave when the class has ended."""
+    """A student's screen: every ``POLL_S`` seconds, open the teacher's new view, open it
+    again when the question on screen is revealed, leave when the class has ended.
+
+    The reveal opens the class's view as the store holds it, as a link is opened, rather
+    than redrawing with what the session holds: the truth is drawn on the question's
+    view even if the session has lost its values (Streamlit drops a session's widget
+    values when a request names another page; see ``ui.runner_order``)."""
     current, store = student(), _store()
     if current is None or store is None:
         return
+
+    def open_view(view: str) -> bool:
+        path, _, query = view.partition("?")
+        target = next((p for p in pages if p.url_path == path), None)
+        if target is None:
+            return False
+        opened = parse_qs(query, keep_blank_values=True)
+        opened[CLASS] = [current.code]
+        url.open_link(target, opened)
+        return True
 
     @st.fragment(run_every=POLL_S)
     def look() -> None:
@@ -382,20 +397,17 @@ def _follow(pages) -> None:
             _leave()
             st.session_state[_PROBLEM] = "The class has ended (or its time is up)."
             st.rerun(scope="app")
-        path, _, query = (shown.view or "").partition("?")
+        path = (shown.view or "").partition("?")[0]
         # A new view of the teacher's is opened; so is the teacher's page when this
         # screen's last full run drew another (a page switch lost under load).
         if shown.view is not None and (shown.view != st.session_state.get(_FOLLOWED)
                                        or path != st.session_state.get(_PAGE)):
             st.session_state[_FOLLOWED] = shown.view
-            target = next((p for p in pages if p.url_path == path), None)
-            if target is not None:
-                opened = parse_qs(query, keep_blank_values=True)
-                opened[CLASS] = [current.code]
-                url.open_link(target, opened)
+            open_view(shown.view)
         seen = st.session_state.get(_SEEN)
         if seen is not None and seen[0] == shown.question and seen[1] != shown.revealed:
-            st.rerun(scope="app")
+            if shown.view is None or not open_view(shown.view):
+                st.rerun(scope="app")
 
     look()
 
