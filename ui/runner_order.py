@@ -29,17 +29,14 @@ left. Streamlit 1.67 takes a request naming a page other than the session's as a
 switch: before running the fragment it keeps only the widget values the request carries
 (a poll carries the student's answer, or nothing) and the URL the browser had. The
 student's dataset and view are then gone from the session, and the next full run (the
-reveal's) draws the defaults: tests/deploy/test_cluster.py caught it with 300 students on
-three processes, a few screens a run. Such a request is ignored: the fragment it names
+reveal's) draws the defaults. Such a request is ignored: the fragment it names
 belongs to a page no longer on screen, and the browser asks again, with the page it now
 shows, within its polling interval. A request with no page (a fresh tab) or a full run
 (a page link, Back) is never ignored.
 
 The page on screen is the page of the session's last full run, noted by app.py
-(:func:`note_page_shown`) once the run knows it: fragment runs do not change it. (Not
-Streamlit's current page, which a fragment's run sets to the page its request names: a
-stale request that slipped in before the switch's run started would then make every
-later request from the browser look stale.)
+(:func:`note_page_shown`) once the run knows it: fragment runs never change it, so one
+stale request that is run cannot make the browser's later requests look stale.
 
 :func:`install` is called once per server process by app.py; a no-op when Streamlit's
 session class lacks the methods it wraps.

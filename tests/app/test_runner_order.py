@@ -155,8 +155,8 @@ def test_streamlits_session_is_wrapped():
     assert runner_order.install()
     assert getattr(AppSession._create_scriptrunner, "_glassbox_ordered", False)
     assert AppSession.request_rerun.__name__ == "request_on_the_page_shown"
-    # The page shown is noted where the session can read it: its pages manager, the
-    # one its runners' contexts hold.
+    # The session and its runners' contexts share one pages manager, where the page
+    # shown is noted.
     assert "self._pages_manager = " in inspect.getsource(AppSession.__init__)
     assert "pages_manager=self._pages_manager" in inspect.getsource(app_session)
 
