@@ -27,12 +27,17 @@ heard of. A student's screen that follows the teacher is switched to the teacher
 by the server, and the polls it sent before it heard of the switch name the page it
 left. Streamlit 1.67 takes a request naming a page other than the session's as a page
 switch: before running the fragment it keeps only the widget values the request carries
-(a poll carries the student's answer, or nothing) and the URL the browser had. The
-student's dataset and view are then gone from the session, and the next full run (the
-reveal's) draws the defaults. Such a request is ignored: the fragment it names
-belongs to a page no longer on screen, and the browser asks again, with the page it now
-shows, within its polling interval. A request with no page (a fresh tab) or a full run
-(a page link, Back) is never ignored.
+(a poll carries the student's answer, or nothing) and the URL the browser had, and the
+browser, told of a run on another page than its own, clears its page (only the
+fragment is drawn again). The student's dataset and view are then gone from the
+session and from the screen. Such a request is ignored: the fragment it names belongs
+to a page no longer on screen, and the browser asks again, with the page it now shows,
+within its polling interval. A request with no page (a fresh tab) or a full run (a page
+link, Back) is never ignored.
+
+The rule is checked twice: when the request arrives, and when the runner takes it to
+run (a request may arrive while the switch's own run is under way, before that run has
+noted its page; the runner takes it only after).
 
 The page on screen is the page of the session's last full run, noted by app.py
 (:func:`note_page_shown`) once the run knows it: fragment runs never change it, so one
@@ -45,6 +50,7 @@ from __future__ import annotations
 
 from streamlit.runtime import app_session
 from streamlit.runtime.scriptrunner import ScriptRunnerEvent, get_script_run_ctx
+from streamlit.runtime.scriptrunner_utils import script_requests
 
 #: The attribute of a session that holds the requests waiting for the runner to stop.
 _WAITING = "_glassbox_waiting_reruns"
@@ -52,13 +58,16 @@ _WAITING = "_glassbox_waiting_reruns"
 _SHOWN = "_glassbox_page_shown"
 
 
-def install(session_class=app_session.AppSession) -> bool:
-    """Wrap ``session_class``'s runner creation and event handling (once); True if
-    wrapped now or before."""
+def install(session_class=app_session.AppSession,
+            requests_class=script_requests.ScriptRequests) -> bool:
+    """Wrap ``session_class``'s runner creation, event handling and rerun requests, and
+    how ``requests_class`` hands a runner its next run (once); True if wrapped now or
+    before."""
     create = getattr(session_class, "_create_scriptrunner", None)
     handle = getattr(session_class, "_handle_scriptrunner_event_on_event_loop", None)
     request = getattr(session_class, "request_rerun", None)
-    if create is None or handle is None or request is None:
+    ready = getattr(requests_class, "on_scriptrunner_ready", None)
+    if create is None or handle is None or request is None or ready is None:
         return False
     if getattr(create, "_glassbox_ordered", False):
         return True
@@ -91,13 +100,30 @@ def install(session_class=app_session.AppSession) -> bool:
                 self.__dict__[_WAITING].append(rerun_data)  # it has stopped already
 
     def request_on_the_page_shown(self, client_state) -> None:
-        if not _for_a_page_left(self, client_state):
+        if not _for_a_page_left(getattr(self, "_pages_manager", None),
+                                bool(getattr(client_state, "fragment_id", "")),
+                                getattr(client_state, "page_script_hash", "")):
             request(self, client_state)
 
+    def next_run_on_the_page_shown(self):
+        # In the runner's thread, whose context holds the session's pages manager.
+        next_run = ready(self)
+        ctx = get_script_run_ctx(suppress_warning=True)
+        pages = getattr(ctx, "pages_manager", None)
+        while next_run.type == script_requests.ScriptRequestType.RERUN and _for_a_page_left(
+                pages, bool(next_run.rerun_data.fragment_id_queue
+                            or next_run.rerun_data.fragment_id),
+                next_run.rerun_data.page_script_hash):
+            next_run = ready(self)  # what came since, or the runner stops
+        return next_run
+
     create_after_the_last._glassbox_ordered = True
+    next_run_on_the_page_shown._glassbox_ordered = True
     session_class._create_scriptrunner = create_after_the_last
     session_class._handle_scriptrunner_event_on_event_loop = handle_then_start_waiting
     session_class.request_rerun = request_on_the_page_shown
+    if not getattr(ready, "_glassbox_ordered", False):  # shared by every session class
+        requests_class.on_scriptrunner_ready = next_run_on_the_page_shown
     return True
 
 
@@ -109,11 +135,9 @@ def note_page_shown() -> None:
         setattr(ctx.pages_manager, _SHOWN, ctx.page_script_hash)
 
 
-def _for_a_page_left(session, client_state) -> bool:
-    """Whether ``client_state`` asks for a fragment's rerun on a page other than the one
-    the session's last full run showed."""
-    if not getattr(client_state, "fragment_id", ""):
-        return False
-    named = client_state.page_script_hash
-    shown = getattr(getattr(session, "_pages_manager", None), _SHOWN, "")
-    return bool(named and shown and named != shown)
+def _for_a_page_left(pages_manager, fragment: bool, named: str) -> bool:
+    """Whether a rerun (of a fragment if ``fragment``) naming page ``named`` asks for a
+    fragment's rerun on a page other than the one the session's last full run showed
+    (noted on its ``pages_manager``)."""
+    shown = getattr(pages_manager, _SHOWN, "")
+    return bool(fragment and named and shown and named != shown)

@@ -1,6 +1,7 @@
 """ui.runner_order: a request that finds the session's runner stopping waits for its
 shutdown, so none of the stopping runner's messages are ignored for the new runner's;
-a fragment's rerun asked for on a page the session has left is ignored.
+a fragment's rerun asked for on a page the session has left is ignored, when it arrives
+and when a runner takes it.
 
 The session here is a stand-in with the three methods the fix wraps, behaving as
 Streamlit's do: creating a runner makes it current; an event from a runner that is not
@@ -147,6 +148,50 @@ def test_a_full_run_or_a_request_without_a_page_is_never_ignored():
         [request("data page", "poll"), request("data page"), request("", "poll")]]
 
 
+def taken_by_the_runner(rerun_data, page_shown: str | None):
+    """What a runner whose session last showed ``page_shown`` takes to run when
+    ``rerun_data`` is pending: Streamlit's own request queue, read from a runner's thread
+    (whose context holds the session's pages manager)."""
+    import threading
+    from types import SimpleNamespace
+
+    from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequests
+    from streamlit.runtime.scriptrunner_utils.script_run_context import (
+        SCRIPT_RUN_CONTEXT_ATTR_NAME,
+    )
+
+    assert runner_order.install()
+    pages = Pages()
+    if page_shown is not None:
+        setattr(pages, runner_order._SHOWN, page_shown)
+    requests, taken = ScriptRequests(), []
+    requests.request_rerun(rerun_data)
+    runner = threading.Thread(target=lambda: taken.append(requests.on_scriptrunner_ready()))
+    setattr(runner, SCRIPT_RUN_CONTEXT_ATTR_NAME, SimpleNamespace(pages_manager=pages))
+    runner.start()
+    runner.join()
+    return taken[0]
+
+
+def test_a_fragments_rerun_for_a_page_left_is_not_run_when_the_runner_takes_it():
+    """A request that came while the switch's run was under way, before it noted its
+    page, is let in; the runner, taking it after that run, does not run it."""
+    from streamlit.runtime.scriptrunner_utils.script_requests import (
+        RerunData,
+        ScriptRequestType,
+    )
+
+    stale = RerunData(fragment_id="poll", page_script_hash="data page")
+    assert taken_by_the_runner(stale, "tree page").type == ScriptRequestType.STOP
+    for rerun_data, page_shown in [
+            (RerunData(fragment_id="poll", page_script_hash="tree page"), "tree page"),
+            (RerunData(page_script_hash="data page"), "tree page"),  # a page link
+            (stale, None)]:  # a session that has shown no page yet
+        taken = taken_by_the_runner(rerun_data, page_shown)
+        assert taken.type == ScriptRequestType.RERUN
+        assert taken.rerun_data.page_script_hash == rerun_data.page_script_hash
+
+
 def test_streamlits_session_is_wrapped():
     import inspect
 
@@ -155,6 +200,14 @@ def test_streamlits_session_is_wrapped():
     assert runner_order.install()
     assert getattr(AppSession._create_scriptrunner, "_glassbox_ordered", False)
     assert AppSession.request_rerun.__name__ == "request_on_the_page_shown"
+    from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequests
+    assert ScriptRequests.on_scriptrunner_ready.__name__ == "next_run_on_the_page_shown"
+    # A runner takes each run from its requests' on_scriptrunner_ready, in its thread,
+    # whose context holds the session's pages manager.
+    from streamlit.runtime.scriptrunner import script_runner
+    runner_source = inspect.getsource(script_runner.ScriptRunner._run_script_thread)
+    assert "self._requests.on_scriptrunner_ready()" in runner_source
+    assert "pages_manager=self._pages_manager" in runner_source
     # The session and its runners' contexts share one pages manager, where the page
     # shown is noted.
     assert "self._pages_manager = " in inspect.getsource(AppSession.__init__)
