@@ -95,6 +95,20 @@ def cookies(i: int) -> dict[str, str]:
     return {"glassbox_route": f"laptop{i:05d}", "glassbox_student": f"student_{i:012d}"}
 
 
+def _missing(database: str, code: str, room: Class) -> str:
+    """What the store holds when the teacher's chart stalls, and the students whose
+    answer it lacks or holds otherwise (their reports)."""
+    with open_store(database) as store:
+        question = store.state(code).question
+        held = store.tally(code, question)
+        members = store.n_members(code)
+        wrong = [s for i, s in enumerate(room.students)
+                 if store.choice_of(code, question, cookies(i)["glassbox_student"])
+                 != s.seen.choice]
+    return (f"the store holds {held} from {members} members; its answer missing or "
+            f"otherwise for " + _stuck(wrong))
+
+
 def test_a_class_spans_processes_and_survives_losing_one(browser, request, tmp_path):
     need_nginx()
     _, database = new_schema(request.getfixturevalue("postgres_server"))
@@ -139,7 +153,10 @@ def test_a_class_spans_processes_and_survives_losing_one(browser, request, tmp_p
                         break
                     time.sleep(0.5)
                 assert lost, "no student was connected to the process killed"
-            shown = tally(teacher, STUDENTS, timeout_s=TIMEOUT_S)  # back if its process died
+            try:
+                shown = tally(teacher, STUDENTS, timeout_s=TIMEOUT_S)  # back if it was lost
+            except AssertionError as stalled:
+                raise AssertionError(f"{stalled}\n{_missing(database, code, room)}") from None
             screenshot(teacher, "cluster-tally")
             teacher.get_by_role("button", name="Reveal the answer to everyone").click()
             room.reveal()

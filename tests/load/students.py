@@ -163,10 +163,20 @@ class ClassStudent:
                                    else list(message.metadata.run.fragment_ids)))
             if kind == "new_session":
                 self._full_run = not message.metadata.run.fragment_ids
-                self._page_hash = message.new_session.page_script_hash
-                self.trace.append(("page", self._page_hash[:8]))
-                if not message.metadata.run.fragment_ids:
-                    self._polls.clear()  # a full run announces its polling fragments anew
+                self.trace.append(("page", message.new_session.page_script_hash[:8]))
+                if self._full_run:
+                    # As the browser: a full run's page is the page from now on (a
+                    # fragment's run names the page it was asked on, which the
+                    # browser does not take), and the run announces its polling
+                    # fragments anew.
+                    self._page_hash = message.new_session.page_script_hash
+                    self._polls.clear()
+                elif message.new_session.page_script_hash not in ("", self._page_hash):
+                    # The browser clears its page for a run on another page than its
+                    # own: the screen would lose what it showed (ui/runner_order.py).
+                    self.seen.errors.append(
+                        f"a fragment ran on page {message.new_session.page_script_hash[:8]}"
+                        f" while the screen shows {self._page_hash[:8]}")
             elif kind == "page_info_changed":
                 self.query = message.page_info_changed.query_string
             elif kind == "navigation":  # the page the app chose: the browser's page from now

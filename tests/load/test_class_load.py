@@ -56,7 +56,8 @@ def _stuck(students) -> str:
         return [(round(at - zero, 1), status) for at, status in s.full_runs[-4:]]
 
     return f"{len(students)} students:\n" + "\n".join(
-        f"{s.seen.errors} after {s.seen.reconnects} reconnections; full runs {runs(s)}; "
+        f"{s.seen.errors} after {s.seen.reconnects} reconnections; answered "
+        f"{s.seen.choice!r}, its receipt after {s.seen.sent_s} s; full runs {runs(s)}; "
         f"its URL's query {s.query!r}; "
         f"last texts on screen {[t[:100] for t in s._texts[-4:]]}; "
         f"last messages {s.trace[-25:]}" for s in students[:3])
