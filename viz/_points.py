@@ -13,6 +13,17 @@ from ._text import plain
 JITTER = 0.2
 
 
+#: A picture of more points than this draws them with WebGL (plotly's ``scattergl``):
+#: the browser draws thousands of SVG markers far more slowly.
+WEBGL_POINTS = 1_000
+
+
+def point_adder(fig, n_points: int):
+    """``fig``'s method adding a trace of markers, for a picture of ``n_points`` points in
+    all (one kind for every trace of the picture, so they draw in one layer)."""
+    return fig.add_scattergl if n_points > WEBGL_POINTS else fig.add_scatter
+
+
 def spread(frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` with a little jitter on each column of at most ``FEW_VALUES`` distinct
     numbers, so the rows at one value do not hide one another; other columns as they are.

@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 from engine.inspection import grid_axis, grid_rows
 from engine.text import tokenize
 
-from ._points import spread, true_values_hover
+from ._points import point_adder, spread, true_values_hover
 from ._text import plain, plain_all
 from .style import Style
 
@@ -294,13 +294,14 @@ def decision_boundary_figure(grid: dict, X: pd.DataFrame, y: pd.Series, classes,
                                colorscale=scale, opacity=0.35, showscale=False, hoverinfo="skip"))
     a, b = grid["columns"]
     shown = spread(X[[a, b]])
+    add_points = point_adder(fig, len(shown))
     for q, cls in enumerate(classes):
         rows = (y == cls).to_numpy()
-        fig.add_scatter(x=shown.loc[rows, a], y=shown.loc[rows, b], mode="markers", name=plain(cls),
-                        customdata=X.loc[rows, [a, b]].to_numpy(),
-                        hovertemplate=true_values_hover([a, b]),
-                        marker=dict(color=style.color(q), size=style.marker_size, opacity=0.75,
-                                    line=dict(color="white", width=1)))
+        add_points(x=shown.loc[rows, a], y=shown.loc[rows, b], mode="markers", name=plain(cls),
+                   customdata=X.loc[rows, [a, b]].to_numpy(),
+                   hovertemplate=true_values_hover([a, b]),
+                   marker=dict(color=style.color(q), size=style.marker_size, opacity=0.75,
+                               line=dict(color="white", width=1)))
     a, b = plain(a), plain(b)
     fig.update_layout(xaxis_title=a, yaxis_title=b, height=480, legend_title_text="class")
     return style.apply(fig, title=f"Decision regions on {a} and {b}")

@@ -14,7 +14,7 @@ from engine.inspection import grid_axis, grid_rows
 from engine.tree import plurality
 from engine.tree._criteria import entropy, gini, misclassification
 
-from ._points import spread, true_values_hover
+from ._points import point_adder, spread, true_values_hover
 from ._text import plain, plain_all, value_list
 from .style import Style
 
@@ -323,6 +323,7 @@ def boundary_figure(grid: dict, train: pd.DataFrame, y_train, test: pd.DataFrame
         test, y_test = train.iloc[:0], np.asarray(y_train)[:0]
     (train, real_train), (test, real_test) = ((spread(f), f.to_numpy()) for f in (train, test))
     parts = [("train", train, y_train, False)] + ([("test", test, y_test, True)] if len(test) else [])
+    add_points = point_adder(fig, len(train) + len(test))
     if class_names is not None:
         k = len(class_names)
         scale = [[q / k + e / k, style.color(q)] for q in range(k) for e in (0.0, 1.0)]
@@ -332,17 +333,16 @@ def boundary_figure(grid: dict, train: pd.DataFrame, y_train, test: pd.DataFrame
             for part, frame, labels, hollow in parts:
                 mask = np.asarray(labels).astype(str) == str(name)
                 real = real_train if frame is train else real_test
-                fig.add_scatter(x=frame.iloc[mask, 0], y=frame.iloc[mask, 1], mode="markers",
-                                name=f"{plain(name)} ({part})", marker=_marker(style, q, hollow),
-                                customdata=real[mask], hovertemplate=hover)
+                add_points(x=frame.iloc[mask, 0], y=frame.iloc[mask, 1], mode="markers",
+                           name=f"{plain(name)} ({part})", marker=_marker(style, q, hollow),
+                           customdata=real[mask], hovertemplate=hover)
     else:
         fig.add_heatmap(x=grid["x"], y=grid["y"], z=grid["z"], colorscale="Viridis",
                         opacity=0.6, colorbar=dict(title="prediction"))
         for part, frame, _, hollow in parts:
             real = real_train if frame is train else real_test
-            fig.add_scatter(x=frame.iloc[:, 0], y=frame.iloc[:, 1], mode="markers", name=part,
-                            marker=_marker(style, 0, hollow), customdata=real,
-                            hovertemplate=hover)
+            add_points(x=frame.iloc[:, 0], y=frame.iloc[:, 1], mode="markers", name=part,
+                       marker=_marker(style, 0, hollow), customdata=real, hovertemplate=hover)
     fig.update_layout(xaxis_title=plain(train.columns[0]), yaxis_title=plain(train.columns[1]),
                       height=560)
     return style.apply(fig, title=title)

@@ -144,3 +144,21 @@ def test_boundary_without_test_rows_draws_each_row_once(iris):
     names = [trace.name for trace in fig.data if trace.type == "scatter"]
     assert names == [f"{c} (train)" for c in data.class_names]
     assert sum(len(trace.x) for trace in fig.data if trace.type == "scatter") == len(X)
+
+
+def test_a_boundary_of_many_points_draws_them_with_webgl():
+    """Above WEBGL_POINTS points (train and test together) every marker trace is plotly's
+    WebGL scatter; below, SVG; the points and the regions are the same either way."""
+    from viz._points import WEBGL_POINTS
+
+    rng = np.random.default_rng(0)
+    for n, kind in [(WEBGL_POINTS - 10, "scatter"), (3 * WEBGL_POINTS, "scattergl")]:
+        X = pd.DataFrame(rng.normal(size=(n, 2)), columns=["a", "b"])
+        y = pd.Series(np.where(X["a"] > 0, "yes", "no"))
+        train, test = X.iloc[: n - 5], X.iloc[n - 5:]
+        pair = DecisionTreeClassifier(max_depth=2).fit(train, y.iloc[: n - 5])
+        fig = tf.boundary_figure(tf.decision_grid(pair, train), train, y.iloc[: n - 5], test,
+                                 y.iloc[n - 5:], ["no", "yes"])
+        kinds = [trace.type for trace in fig.data]
+        assert kinds == ["heatmap"] + [kind] * 4
+        assert sum(len(trace.x) for trace in fig.data[1:]) == n
