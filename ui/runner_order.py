@@ -106,7 +106,8 @@ def install(session_class=app_session.AppSession,
             request(self, client_state)
 
     def next_run_on_the_page_shown(self):
-        # In the runner's thread, whose context holds the session's pages manager.
+        """The runner's next run, never a fragment's rerun for a page left. Called in
+        the runner's thread: its context's pages manager is the session's."""
         next_run = ready(self)
         ctx = get_script_run_ctx(suppress_warning=True)
         pages = getattr(ctx, "pages_manager", None)

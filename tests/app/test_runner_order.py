@@ -150,8 +150,8 @@ def test_a_full_run_or_a_request_without_a_page_is_never_ignored():
 
 def taken_by_the_runner(rerun_data, page_shown: str | None):
     """What a runner whose session last showed ``page_shown`` takes to run when
-    ``rerun_data`` is pending: Streamlit's own request queue, read from a runner's thread
-    (whose context holds the session's pages manager)."""
+    ``rerun_data`` is pending: Streamlit's own request queue, read from a thread whose
+    context holds the pages manager with that note."""
     import threading
     from types import SimpleNamespace
 
@@ -202,14 +202,12 @@ def test_streamlits_session_is_wrapped():
     assert AppSession.request_rerun.__name__ == "request_on_the_page_shown"
     from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequests
     assert ScriptRequests.on_scriptrunner_ready.__name__ == "next_run_on_the_page_shown"
-    # A runner takes each run from its requests' on_scriptrunner_ready, in its thread,
-    # whose context holds the session's pages manager.
+    # The rule on a runner's next run reads the page where the runner takes its runs.
     from streamlit.runtime.scriptrunner import script_runner
     runner_source = inspect.getsource(script_runner.ScriptRunner._run_script_thread)
     assert "self._requests.on_scriptrunner_ready()" in runner_source
     assert "pages_manager=self._pages_manager" in runner_source
-    # The session and its runners' contexts share one pages manager, where the page
-    # shown is noted.
+    # The rule on arrival reads the session's pages manager: the one note_page_shown sets.
     assert "self._pages_manager = " in inspect.getsource(AppSession.__init__)
     assert "pages_manager=self._pages_manager" in inspect.getsource(app_session)
 
