@@ -18,10 +18,16 @@ JITTER = 0.2
 WEBGL_POINTS = 1_000
 
 
-def point_adder(fig, n_points: int):
+def point_adder(fig, n_points: int, *, stepped: bool = False):
     """``fig``'s method adding a trace of markers, for a picture of ``n_points`` points in
-    all (one kind for every trace of the picture, so they draw in one layer)."""
-    return fig.add_scattergl if n_points > WEBGL_POINTS else fig.add_scatter
+    all (one kind for every trace of the picture, so they draw in one layer).
+
+    A ``stepped`` picture, redrawn at every step of a stepper, stays SVG: a browser
+    without a GPU creates a WebGL context on the processor at every redraw, which costs
+    more than the SVG markers of a drawn sample (at most a few thousand) and competes
+    with a fit running beside the step.
+    """
+    return fig.add_scattergl if n_points > WEBGL_POINTS and not stepped else fig.add_scatter
 
 
 def spread(frame: pd.DataFrame) -> pd.DataFrame:

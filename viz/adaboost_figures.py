@@ -21,7 +21,7 @@ from engine.inspection import grid_axis, grid_rows
 from engine.tree import plurality
 from engine.tree._tree import NUMERIC
 
-from ._points import spread
+from ._points import point_adder, spread
 from ._text import plain
 from .style import Style
 from .tree_dot import TreeNames, edge_text, split_text
@@ -33,10 +33,6 @@ DEFAULT_STYLE = Style()
 MAX_SCALE = 6.0
 #: Smallest marker diameter in pixels, so a point of tiny weight stays visible.
 MIN_DIAMETER = 2.0
-#: More points than this are drawn with WebGL (``go.Scattergl``) to keep a step fast.
-#: Below it SVG: a browser without a GPU (software WebGL) spends ≈ 0.6 s creating a WebGL
-#: context at every step, while SVG steps spambase's 3,450 points in ≈ 0.8 s either way.
-WEBGL_ABOVE = 5000
 #: Smallest size of a misclassified point's cross, so every mistake can be seen.
 MIN_CROSS = 7.0
 
@@ -279,20 +275,18 @@ def round_figure(grid: StagedGrid, t: int, X2: pd.DataFrame, y, detail: RoundDet
     labels = np.asarray(y).astype(str)
     drawn = X2.notna().all(axis=1).to_numpy()
     X2 = spread(X2)
-    # thousands of SVG markers take seconds to redraw; WebGL draws them at once
-    kind = go.Scattergl if drawn.sum() > WEBGL_ABOVE else go.Scatter
+    add = point_adder(fig, int(drawn.sum()), stepped=True)
     for q, name in enumerate(grid.classes):
         for wrong in (False, True):  # scalar symbols per trace: per-point strings are slow
             mask = drawn & (labels == str(name)) & (miss == wrong)
-            fig.add_trace(kind(
-                x=X2.iloc[mask, 0], y=X2.iloc[mask, 1], mode="markers",
+            add(x=X2.iloc[mask, 0], y=X2.iloc[mask, 1], mode="markers",
                 name=f"{plain(name)} ({'wrong' if wrong else 'right'})",
                 marker=dict(size=np.maximum(sizes[mask], MIN_CROSS) if wrong else sizes[mask],
                             symbol="x" if wrong else "circle", color=style.color(q), opacity=0.85,
                             line=dict(color="black" if wrong else "white",
                                       width=1.0 if wrong else 0.5)),
                 customdata=before[mask], showlegend=False, legendgroup=plain(name),
-                hovertemplate="α_i = %{customdata:.4g}<extra>" + plain(name) + "</extra>"))
+                hovertemplate="α_i = %{customdata:.4g}<extra>" + plain(name) + "</extra>")
     for q, name in enumerate(grid.classes):  # legend entries: a plain circle per class
         fig.add_scatter(x=[None], y=[None], mode="markers", name=plain(name),
                         legendgroup=plain(name), marker=dict(size=style.marker_size,

@@ -24,6 +24,7 @@ from plotly.subplots import make_subplots
 from engine.inspection import grid_axis, grid_rows, staged_error_curve
 from engine.metrics import log_loss
 
+from ._points import point_adder
 from ._text import plain, plain_all
 from .style import Style
 from .tree_figures import boundary_figure
@@ -181,9 +182,10 @@ def round_figure(stages: OneFeatureStages, t: int, style: Style = NORMAL) -> go.
     """
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.1,
                         row_heights=[0.55, 0.45])
+    add = point_adder(fig, 2 * len(stages.x), stepped=True)
     points = dict(size=style.marker_size * 0.7, opacity=0.55, color=style.color(0))
-    fig.add_scatter(x=stages.x, y=stages.y, mode="markers", marker=points,
-                    name="training rows (x, y)", row=1, col=1)
+    add(x=stages.x, y=stages.y, mode="markers", marker=points, name="training rows (x, y)",
+        row=1, col=1)
     ex, ey = _step_line(stages.edges, stages.fitted(t, stages.S_grid[t]))
     drawn = f"p<sub>{t}</sub>(x) = σ(S<sub>{t}</sub>(x))" if stages.probability else \
         f"S<sub>{t}</sub>(x)"
@@ -191,8 +193,8 @@ def round_figure(stages: OneFeatureStages, t: int, style: Style = NORMAL) -> go.
                     line=dict(color=style.color(5), width=style.line_width * 1.5), row=1, col=1)
     residual = stages.y - stages.fitted(t)
     left = f"y − p<sub>{t}</sub>" if stages.probability else f"y − S<sub>{t}</sub>"
-    fig.add_scatter(x=stages.x, y=residual, mode="markers", marker=points, showlegend=False,
-                    name=f"residual {left}", row=2, col=1)
+    add(x=stages.x, y=residual, mode="markers", marker=points, showlegend=False,
+        name=f"residual {left}", row=2, col=1)
     if t < stages.n_rounds:
         _add_next_tree(fig, stages, t, style)
     fig.add_hline(y=0, line_color=style.text_color, line_width=1, row=2, col=1)

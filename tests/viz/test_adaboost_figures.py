@@ -220,3 +220,21 @@ def test_weight_curve_draws_every_rounds_error_and_weight(iris):
     np.testing.assert_allclose(fig.data[0].y, model.estimator_errors_)
     np.testing.assert_allclose(fig.data[1].y, model.estimator_weights_)
     assert [t.name for t in fig.data] == ["ε_t (weighted error)", "ŵ_t (model weight)"]
+
+
+def test_the_weights_picture_stays_svg_however_many_points_it_draws():
+    """It is redrawn at every step (``viz._points.point_adder``, stepped): SVG traces even
+    above the WebGL limit of a picture drawn once."""
+    from viz._points import WEBGL_POINTS
+
+    rng = np.random.default_rng(0)
+    n = 6 * WEBGL_POINTS
+    X = pd.DataFrame(rng.normal(size=(n, 2)), columns=["a", "b"])
+    y = pd.Series(np.where(X["a"] + 0.3 * rng.normal(size=n) > 0, "yes", "no"))
+    model = AdaBoostClassifier(n_estimators=3).fit(X, y)
+    grid = af.staged_grid(model, X, resolution=10)
+    detail = af.round_detail(model, af.learner_misses(model, X, y), 2)
+    fig = af.round_figure(grid, 2, X, y, detail)
+    markers = [tr for tr in fig.data if tr.type != "heatmap"]
+    assert {tr.type for tr in markers} == {"scatter"}
+    assert sum(len(tr.x) for tr in markers if tr.x[0] is not None) == n
