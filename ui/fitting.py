@@ -119,6 +119,18 @@ def _sizes(family: tuple) -> list[frozenset]:
     return [frozenset()]
 
 
+def keep_model(key: tuple, model: Any) -> None:
+    """Share ``model`` as the model for ``key`` (a fit that made it on the way to another
+    one), unless that key has its model or is being fitted now."""
+    slot = _slot(key)
+    if slot.lock.acquire(blocking=False):
+        try:
+            if slot.model is None:
+                slot.model = model
+        finally:
+            slot.lock.release()
+
+
 def note_size(family: tuple, size: int) -> None:
     """Record that the model of ``family`` with ``size`` members is fitted (see
     :func:`fitted_sizes`)."""

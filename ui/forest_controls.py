@@ -23,6 +23,7 @@ from ui.fitting import (
     fit_once,
     fitted_sizes,
     is_fitted,
+    keep_model,
     note_size,
     prefetch,
     worker_processes,
@@ -151,8 +152,9 @@ def fit_forest(dataset: Dataset, params: dict, *, noise: bool = False, what: str
 
     A forest of the same parameters but another number of trees that is grown already
     is not grown again: a larger one gives its first trees (``first_members``), a
-    smaller one is continued (a warm start grows only the missing trees). Member b's
-    seeds depend only on the seed and b, so either is the forest one fit would grow."""
+    smaller one is continued (a warm start grows only the missing trees), and the
+    forest after each wave is kept as the forest of that many trees. Member b's seeds
+    depend only on the seed and b, so each is the forest one fit would grow."""
     B = params["n_estimators"]
     family = _forest_key(dataset, {**params, "n_estimators": None}, noise)
 
@@ -173,8 +175,11 @@ def fit_forest(dataset: Dataset, params: dict, *, noise: bool = False, what: str
                 before = len(getattr(forest, "estimators_", []))
                 forest.set_params(n_estimators=size, warm_start=True).fit(
                     X, y, progress=lambda done, total, before=before: progress(before + done, B))
-                if grown is not None and size < B:
-                    grown(forest)
+                if size < B:  # a forest of `size` trees, as one fit would grow it
+                    keep_model(key_of(size), copy.copy(forest).set_params(warm_start=False))
+                    note_size(family, size)
+                    if grown is not None:
+                        grown(forest)
         return forest.set_params(warm_start=False)
     forest = fit_once(key_of(B), fit, f"Growing {what}")
     note_size(family, B)

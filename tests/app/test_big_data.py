@@ -245,6 +245,33 @@ def test_a_large_forest_grows_in_waves_and_equals_one_fit():
     assert forest.get_params()["warm_start"] is False
 
 
+def test_the_forests_a_large_forest_passes_through_are_kept(monkeypatch):
+    """After growing 100 trees in waves of 10, 50, 100, asking for 50 (or 10) trees
+    neither grows nor cuts: it is the forest of the wave, equal to one fit of 50 trees,
+    left as it was when the later trees were added."""
+    from ui import forest_controls as fc
+
+    dataset = Dataset(_table(8_000), "class", test_size=0.25, random_state=973)
+    params = {"n_estimators": 100, "max_features": 2, "max_depth": None, "min_samples_leaf": 1,
+              "bootstrap": True, "oob_score": True, "random_state": 0, "n_jobs": 1,
+              "max_samples": None, "binning": "exact"}
+    fc.fit_forest(dataset, params)
+    work, original_fit = [], RandomForestClassifier.fit
+    monkeypatch.setattr(RandomForestClassifier, "fit", lambda *a, **k: work.append("fit"))
+    monkeypatch.setattr(fc, "first_members", lambda *a, **k: work.append("cut"))
+    X, y = fc.training_rows(dataset), dataset.y_train
+    for size in (50, 10):
+        kept = fc.fit_forest(dataset, {**params, "n_estimators": size})
+        assert not work and kept.n_estimators == size and len(kept.estimators_) == size
+        assert kept.get_params()["warm_start"] is False
+        whole = original_fit(fc._estimator(dataset.task, {**params, "n_estimators": size}), X, y)
+        np.testing.assert_array_equal(kept.oob_error_curve_, whole.oob_error_curve_)
+        np.testing.assert_array_equal(kept.oob_decision_function_, whole.oob_decision_function_)
+        assert kept.oob_score_ == whole.oob_score_
+        np.testing.assert_array_equal(kept.predict_proba(dataset.X_test[X.columns]),
+                                      whole.predict_proba(dataset.X_test[X.columns]))
+
+
 def test_a_depth_limit_cuts_the_grown_tree_instead_of_growing_it_again(monkeypatch):
     from engine.tree import DecisionTreeClassifier
 
