@@ -165,5 +165,5 @@ with views[5]:
                  pdp=True)
 
 # after the open view is drawn, so it does not take the cores from it
-fc.prefetch_importance(forest, dataset, params)
+fc.prefetch_views(forest, dataset, params)
 take_home(forest, dataset, features, "rf")

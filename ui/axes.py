@@ -23,6 +23,12 @@ def most_useful(dataset: Dataset, numeric: list[str]) -> str:
     return _ranked(dataset, dataset.content_hash, tuple(numeric))[0]
 
 
+def default_pair(dataset: Dataset, numeric: list[str]) -> tuple[str, str]:
+    """The pair :func:`axis_pair` opens on: the two first of the ranking."""
+    ranked = _ranked(dataset, dataset.content_hash, tuple(numeric))
+    return ranked[0], ranked[1]
+
+
 def axis_pair(dataset: Dataset, numeric: list[str], keys: tuple[str, str],
               help: tuple[str | None, str | None] = (None, None)) -> tuple[str, str]:
     """Draw the "x axis" and "y axis" choices (URL keys ``keys``) side by side among the

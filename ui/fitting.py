@@ -119,6 +119,13 @@ def _sizes(family: tuple) -> list[frozenset]:
     return [frozenset()]
 
 
+def shared(key: tuple, make: Callable[[], Any]) -> Any:
+    """The result for ``key``, made by ``make()`` unless it is there (waits while a
+    session or a prefetch makes it); no progress shown: for a model that another
+    computation needs, itself run by :func:`compute_once` or :func:`prefetch`."""
+    return _slot(key).fill(make)
+
+
 def keep_model(key: tuple, model: Any) -> None:
     """Share ``model`` as the model for ``key`` (a fit that made it on the way to another
     one), unless that key has its model or is being fitted now."""
@@ -184,22 +191,29 @@ def compute_once(key: tuple, compute: Callable[[], Any], label: str) -> Any:
         return slot.fill(compute)
 
 
-def prefetch(key: tuple, compute: Callable[[], Any]) -> bool:
+def prefetch(key: tuple, compute: Callable[[], Any], *more: tuple[tuple, Callable[[], Any]]) -> bool:
     """Start ``compute()`` for ``key`` in the background unless its result is there or
     on its way, or another prefetch is running; :func:`compute_once` (or
-    :func:`fit_once`) with the same key then takes it. Returns whether it started. An
-    error is dropped here: the view computes again and shows it."""
-    slot = _slot(key)
-    if slot.model is not None or slot.lock.locked():
+    :func:`fit_once`) with the same key then takes it. ``more`` (key, compute) pairs are
+    computed after it in the same background job, one at a time, each unless its result
+    is there or on its way by then. Returns whether it started. An error is dropped
+    here: the view computes again and shows it."""
+    jobs = [(key, compute), *more]
+    if all(_slot(k).model is not None or _slot(k).lock.locked() for k, _ in jobs):
         return False
     if not _BACKGROUND_FREE.acquire(blocking=False):
         return False
 
     def run() -> None:
         try:
-            slot.fill(compute)
-        except Exception:  # noqa: BLE001 - shown when the view asks for it
-            pass
+            for k, make in jobs:
+                slot = _slot(k)
+                if slot.model is not None or slot.lock.locked():
+                    continue
+                try:
+                    slot.fill(make)
+                except Exception:  # noqa: BLE001 - shown when the view asks for it
+                    pass
         finally:
             _BACKGROUND_FREE.release()
     _BACKGROUND.submit(run)

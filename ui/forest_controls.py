@@ -26,6 +26,7 @@ from ui.fitting import (
     keep_model,
     note_size,
     prefetch,
+    shared,
     worker_processes,
 )
 from ui.limits import IMPORTANCE_OOB_ROWS
@@ -35,7 +36,7 @@ from viz import tree_figures as tf
 
 from . import data_controls as dc
 from . import predict, questions, url
-from .axes import axis_pair
+from .axes import axis_pair, default_pair
 from .params import Control, cache_key, draw_controls, seed
 
 #: The m sweep fits one forest per m with at most this many trees (half as many when the
@@ -117,8 +118,8 @@ def training_rows(dataset: Dataset, noise: bool = False) -> pd.DataFrame:
     return X.assign(**{NOISE: rng.normal(size=len(X))})
 
 
-def _forest_key(dataset: Dataset, params: dict, noise: bool) -> tuple:
-    return "forest", *cache_key(dataset, params), noise
+def _forest_key(dataset: Dataset, params: dict, noise: bool, columns: tuple | None = None) -> tuple:
+    return "forest", *cache_key(dataset, params), noise, columns
 
 
 def is_grown(dataset: Dataset, params: dict, *, noise: bool = False) -> bool:
@@ -143,26 +144,28 @@ def waves(n_estimators: int, rows_per_tree: int) -> list[int]:
     return sorted({max(4, n_estimators // 10), n_estimators // 2, n_estimators})
 
 
-def fit_forest(dataset: Dataset, params: dict, *, noise: bool = False, what: str = "trees",
-               grown=None):
-    """The fitted forest, fitted once per server and shared; a progress bar while it
-    grows. A large forest grows in :func:`waves` (each tree as in one fit: the same
-    forest), and ``grown(forest)``, if given, is called after each wave but the last
-    with the forest so far. Raises ValueError.
+def _grower(dataset: Dataset, params: dict, *, noise: bool = False,
+            columns: tuple | None = None, grown=None):
+    """``(key, family, fit)`` of a forest: ``fit(progress)`` grows it on the training
+    rows (plus the noise column, or only ``columns``), shared under ``key``; ``family``
+    is its parameters without the number of trees (see :func:`ui.fitting.note_size`).
 
     A forest of the same parameters but another number of trees that is grown already
     is not grown again: a larger one gives its first trees (``first_members``), a
-    smaller one is continued (a warm start grows only the missing trees), and the
-    forest after each wave is kept as the forest of that many trees. Member b's seeds
-    depend only on the seed and b, so each is the forest one fit would grow."""
+    smaller one is continued (a warm start grows only the missing trees). A large
+    forest grows in :func:`waves`, ``grown(forest)``, if given, called after each wave
+    but the last, and the forest after each wave is kept as the forest of that many
+    trees. Member b's seeds depend only on the seed and b, so each is the forest one
+    fit would grow."""
     B = params["n_estimators"]
-    family = _forest_key(dataset, {**params, "n_estimators": None}, noise)
 
-    def key_of(size: int) -> tuple:
-        return _forest_key(dataset, {**params, "n_estimators": size}, noise)
+    def key_of(size: int | None) -> tuple:
+        return _forest_key(dataset, {**params, "n_estimators": size}, noise, columns)
+    family = key_of(None)
 
     def fit(progress):
-        X, y = training_rows(dataset, noise), dataset.y_train
+        X = training_rows(dataset, noise) if columns is None else dataset.X_train[list(columns)]
+        y = dataset.y_train
         grown_ones = fitted_sizes(family, key_of)
         if larger := [size for size in grown_ones if size > B]:
             return first_members(grown_ones[min(larger)], B, X, y)
@@ -181,8 +184,16 @@ def fit_forest(dataset: Dataset, params: dict, *, noise: bool = False, what: str
                     if grown is not None:
                         grown(forest)
         return forest.set_params(warm_start=False)
-    forest = fit_once(key_of(B), fit, f"Growing {what}")
-    note_size(family, B)
+    return key_of(B), family, fit
+
+
+def fit_forest(dataset: Dataset, params: dict, *, noise: bool = False, what: str = "trees",
+               grown=None):
+    """The fitted forest (see :func:`_grower`), fitted once per server and shared; a
+    progress bar while it grows. Raises ValueError."""
+    key, family, fit = _grower(dataset, params, noise=noise, grown=grown)
+    forest = fit_once(key, fit, f"Growing {what}")
+    note_size(family, params["n_estimators"])
     return forest
 
 
@@ -226,16 +237,23 @@ def _importance(forest, dataset: Dataset, params: dict, noise: bool):
 
 def oob_importance(forest, dataset: Dataset, params: dict, noise: bool = False) -> pd.DataFrame:
     """OOB permutation importance, computed once per forest and shared (see
-    :func:`prefetch_importance`)."""
+    :func:`prefetch_views`)."""
     return compute_once(*_importance(forest, dataset, params, noise),
                         "Permuting each feature on each tree's OOB rows")
 
 
-def prefetch_importance(forest, dataset: Dataset, params: dict) -> None:
-    """Start the Importance tab's OOB permutation importance in the background (≈ 0.5 s
-    on two workers for 200 spambase trees), so that the tab opens at once."""
+def prefetch_views(forest, dataset: Dataset, params: dict) -> None:
+    """Start in the background what the Results and Importance tabs wait for: the
+    forest on the default pair of features (:func:`pair_grid`), then the OOB
+    permutation importance (≈ 0.5 s on two workers for 200 spambase trees), so that
+    the tabs open at once."""
+    jobs = []
+    if len(numeric := _numeric(dataset)) >= 2:
+        jobs.append(_pair_grid(dataset, params, default_pair(dataset, numeric)))
     if params["bootstrap"]:
-        prefetch(*_importance(forest, dataset, params, noise=False))
+        jobs.append(_importance(forest, dataset, params, noise=False))
+    if jobs:
+        prefetch(*jobs[0], *jobs[1:])
 
 
 def m_grid(p: int, current: int) -> list[int]:
@@ -333,27 +351,43 @@ def importance_view(dataset: Dataset, params: dict, style) -> None:
                     f"impurity and **{rank['permutation']}** by permutation importance.")
 
 
-@st.cache_data(max_entries=16, show_spinner="Fitting a forest on the two features…")
-def pair_grid(_dataset: Dataset, content_hash: str, params: tuple, pair: tuple) -> dict:
-    """A forest with the same parameters on two columns, predicted over a grid."""
-    bagging = dict(params)["max_features"] >= len(forest_features(_dataset))
-    # the regions only: no out-of-bag pass over every training row
-    settings = {**dict(params), "max_features": 2 if bagging else 1, "oob_score": False}
-    with worker_processes():
-        forest = _estimator(_dataset.task, settings).fit(_dataset.X_train[list(pair)],
-                                                         _dataset.y_train)
-    return tf.decision_grid(forest, _dataset.X_train[list(pair)], resolution=120)
+def _numeric(dataset: Dataset) -> list[str]:
+    """The numeric features, the ones a two-feature picture can draw."""
+    return [c for c in forest_features(dataset) if dataset.feature_kinds.get(c) == "numeric"]
+
+
+def _pair_grid(dataset: Dataset, params: dict, pair: tuple[str, str]):
+    """The key and the computation of a forest with the same parameters on two columns,
+    predicted over a grid. The forest itself is shared as the page's forests are
+    (:func:`_grower`): with fewer or more trees it is cut or continued, not regrown."""
+    pair = tuple(pair)
+
+    def compute() -> dict:
+        bagging = params["max_features"] >= len(forest_features(dataset))
+        # the regions only: no out-of-bag pass over every training row
+        settings = {**params, "max_features": 2 if bagging else 1, "oob_score": False}
+        key, family, fit = _grower(dataset, settings, columns=pair)
+        forest = shared(key, lambda: fit(lambda done, total: None))
+        note_size(family, settings["n_estimators"])
+        return tf.decision_grid(forest, dataset.X_train[list(pair)], resolution=120)
+    return ("forest-pair", *cache_key(dataset, params), pair), compute
+
+
+def pair_grid(dataset: Dataset, params: dict, pair: tuple[str, str]) -> dict:
+    """:func:`_pair_grid`, computed once per (data, parameters, pair) and shared (see
+    :func:`prefetch_views`). Raises ValueError."""
+    return compute_once(*_pair_grid(dataset, params, pair), "Fitting a forest on the two features")
 
 
 def boundary_view(dataset: Dataset, params: dict, style) -> None:
     """The forest refitted on two chosen numeric features: its decision regions."""
-    numeric = [c for c in forest_features(dataset) if dataset.feature_kinds.get(c) == "numeric"]
+    numeric = _numeric(dataset)
     if len(numeric) < 2:
         st.info("The decision boundary needs two numeric features; this data has fewer.")
         return
     a, b = axis_pair(dataset, numeric, ("rf_bx", "rf_by"))
     try:
-        grid = pair_grid(dataset, *cache_key(dataset, params), (a, b))
+        grid = pair_grid(dataset, params, (a, b))
     except ValueError as error:
         st.error(f"**No forest on these two features.** {error} Choose two other columns.")
         return

@@ -142,7 +142,8 @@ def test_fewer_trees_are_the_grown_forests_first_and_more_continue_it(monkeypatc
     original_fit, original_cut = RandomForestClassifier.fit, fc.first_members
 
     def fit(self, *args, **kwargs):
-        grown.append((len(self.__dict__.get("estimators_", [])), self.n_estimators))
+        if self.oob_score:  # the page's forest, not the Results tab's on two features
+            grown.append((len(self.__dict__.get("estimators_", [])), self.n_estimators))
         return original_fit(self, *args, **kwargs)
 
     def first_members(model, n, *args, **kwargs):
@@ -161,6 +162,30 @@ def test_fewer_trees_are_the_grown_forests_first_and_more_continue_it(monkeypatc
     at.number_input(key="rf_trees").set_value(20).run()
     assert_clean(at)
     assert grown == [(0, 12), (12, 20)] and cut == [(12, 5)]
+
+
+def test_the_results_tab_takes_the_boundary_forest_fitted_in_the_background(monkeypatch):
+    """After the forest page is drawn, the forest on the default pair of features is
+    fitted ahead; the Results tab then draws its regions without fitting it again."""
+    assert fitting.prefetch_idle(timeout=60)  # an earlier page's prefetch: not counted, not in the way
+    monkeypatch.setattr(fitting, "FIT_JOBS", 1)  # fits in this process, where they are counted
+    pair_fits, original_fit = [], RandomForestClassifier.fit
+
+    def fit(self, X, *args, **kwargs):
+        if not self.oob_score:  # the forest on two features
+            pair_fits.append(list(X.columns))
+        return original_fit(self, X, *args, **kwargs)
+    monkeypatch.setattr(RandomForestClassifier, "fit", fit)
+    query = dict(data="two_moons", rf_trees="7", seed="917")  # fitted here only
+    at = run_app("app_pages/random_forest.py", **query)
+    assert_clean(at)
+    assert fitting.prefetch_idle(timeout=60)
+    assert len(pair_fits) == 1 and sorted(pair_fits[0]) == ["x1", "x2"]
+    at = run_app("app_pages/random_forest.py", **query, rf_view="Results")
+    assert_clean(at)
+    assert len(pair_fits) == 1
+    assert any(c.proto.spec and "Decision regions of a forest" in c.proto.spec
+               for c in at.get("plotly_chart"))
 
 
 def test_a_background_fit_runs_in_a_worker_process_and_comes_back_fitted():

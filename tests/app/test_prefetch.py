@@ -11,11 +11,11 @@ import pytest
 from ui import fitting
 
 
-def start(key, compute) -> None:
-    """Prefetch ``compute`` for ``key`` once the background thread is free (an earlier
-    test's prefetch may still be letting go of it)."""
+def start(key, compute, *more) -> None:
+    """Prefetch ``compute`` for ``key`` (then ``more`` pairs) once the background thread
+    is free (an earlier test's prefetch may still be letting go of it)."""
     deadline = time.monotonic() + 5
-    while not fitting.prefetch(key, compute):
+    while not fitting.prefetch(key, compute, *more):
         assert time.monotonic() < deadline, "the background thread stayed busy"
         time.sleep(0.01)
 
@@ -63,3 +63,19 @@ def test_a_failed_prefetch_leaves_the_view_to_compute_and_raise():
     with pytest.raises(ValueError, match="no OOB rows"):
         fitting.compute_once(key, broken, "Computing")
     assert fitting.compute_once(key, lambda: "fine", "Computing") == "fine"
+
+
+def test_one_prefetch_computes_several_results_in_turn_and_skips_those_there():
+    first, second, there = (("test-prefetch", "chain", name) for name in ("a", "b", "there"))
+    assert fitting.compute_once(there, lambda: "before", "Computing") == "before"
+    calls = []
+
+    def broken():
+        calls.append("a")
+        raise ValueError("dropped: the view computes again")
+
+    start(first, broken, (there, lambda: calls.append("there")),
+          (second, lambda: calls.append("b") or 2))
+    assert fitting.prefetch_idle(timeout=5)
+    assert calls == ["a", "b"]  # in turn, past an error; what was there is not recomputed
+    assert [fitting.fitted_model(k) for k in (first, second, there)] == [None, 2, "before"]
