@@ -191,27 +191,30 @@ def compute_once(key: tuple, compute: Callable[[], Any], label: str) -> Any:
         return slot.fill(compute)
 
 
-def prefetch(key: tuple, compute: Callable[[], Any], *more: tuple[tuple, Callable[[], Any]]) -> bool:
-    """Start ``compute()`` for ``key`` in the background unless its result is there or
-    on its way, or another prefetch is running; :func:`compute_once` (or
-    :func:`fit_once`) with the same key then takes it. ``more`` (key, compute) pairs are
-    computed after it in the same background job, one at a time, each unless its result
-    is there or on its way by then. Returns whether it started. An error is dropped
-    here: the view computes again and shows it."""
-    jobs = [(key, compute), *more]
-    if all(_slot(k).model is not None or _slot(k).lock.locked() for k, _ in jobs):
+def _taken(key: tuple) -> bool:
+    """Whether the result for ``key`` is there or on its way."""
+    slot = _slot(key)
+    return slot.model is not None or slot.lock.locked()
+
+
+def prefetch(*jobs: tuple[tuple, Callable[[], Any]]) -> bool:
+    """Start the ``(key, compute)`` jobs in the background, one after another, each
+    unless its result is there or on its way by then; :func:`compute_once` (or
+    :func:`fit_once`) with the same key then takes it. Nothing starts when every result
+    is taken or another prefetch is running. Returns whether it started. An error is
+    dropped here: the view computes again and shows it."""
+    if all(_taken(key) for key, _ in jobs):
         return False
     if not _BACKGROUND_FREE.acquire(blocking=False):
         return False
 
     def run() -> None:
         try:
-            for k, make in jobs:
-                slot = _slot(k)
-                if slot.model is not None or slot.lock.locked():
+            for key, compute in jobs:
+                if _taken(key):
                     continue
                 try:
-                    slot.fill(make)
+                    _slot(key).fill(compute)
                 except Exception:  # noqa: BLE001 - shown when the view asks for it
                     pass
         finally:

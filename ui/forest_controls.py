@@ -228,7 +228,7 @@ def correlation(_forest, _dataset: Dataset, content_hash: str, params: tuple) ->
 def _importance(forest, dataset: Dataset, params: dict, noise: bool):
     """The key and the computation of the forest's OOB permutation importance."""
     def compute() -> pd.DataFrame:
-        with worker_processes():  # groups of trees on the forest's workers: 0.75 s → 0.5 s
+        with worker_processes():  # groups of trees on the forest's workers
             return oob_permutation_importance(forest, training_rows(dataset, noise),
                                               dataset.y_train, random_state=params["random_state"],
                                               n_jobs=FIT_JOBS, max_rows=IMPORTANCE_OOB_ROWS)
@@ -245,15 +245,14 @@ def oob_importance(forest, dataset: Dataset, params: dict, noise: bool = False) 
 def prefetch_views(forest, dataset: Dataset, params: dict) -> None:
     """Start in the background what the Results and Importance tabs wait for: the
     forest on the default pair of features (:func:`pair_grid`), then the OOB
-    permutation importance (≈ 0.5 s on two workers for 200 spambase trees), so that
-    the tabs open at once."""
+    permutation importance, so that the tabs open at once."""
     jobs = []
     if len(numeric := _numeric(dataset)) >= 2:
         jobs.append(_pair_grid(dataset, params, default_pair(dataset, numeric)))
     if params["bootstrap"]:
         jobs.append(_importance(forest, dataset, params, noise=False))
     if jobs:
-        prefetch(*jobs[0], *jobs[1:])
+        prefetch(*jobs)
 
 
 def m_grid(p: int, current: int) -> list[int]:

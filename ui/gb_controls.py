@@ -122,8 +122,8 @@ def prefetch_model(dataset: Dataset, key: tuple) -> None:
     in a worker process, so that the round view's steps meanwhile do not wait for it."""
     slot, _ = _model_fit(dataset, key)
     model = _estimator(dataset.task, dict(key[1]))
-    prefetch(slot, lambda: in_worker(model.fit, dataset.X_train[features(dataset)],
-                                     dataset.y_train))
+    prefetch((slot, lambda: in_worker(model.fit, dataset.X_train[features(dataset)],
+                                      dataset.y_train)))
 
 
 def one_feature_data(dataset: Dataset, feature: str, positive) -> tuple[pd.DataFrame, np.ndarray]:

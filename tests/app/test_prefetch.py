@@ -11,11 +11,11 @@ import pytest
 from ui import fitting
 
 
-def start(key, compute, *more) -> None:
-    """Prefetch ``compute`` for ``key`` (then ``more`` pairs) once the background thread
-    is free (an earlier test's prefetch may still be letting go of it)."""
+def start(*jobs) -> None:
+    """Prefetch the ``(key, compute)`` jobs once the background thread is free (an
+    earlier test's prefetch may still be letting go of it)."""
     deadline = time.monotonic() + 5
-    while not fitting.prefetch(key, compute, *more):
+    while not fitting.prefetch(*jobs):
         assert time.monotonic() < deadline, "the background thread stayed busy"
         time.sleep(0.01)
 
@@ -31,23 +31,23 @@ def test_a_prefetched_result_is_taken_by_the_view_without_computing_again():
         release.wait(5)
         return 42
 
-    start(key, slow)
+    start((key, slow))
     assert started.wait(5)
     # on its way: not again; and while it runs, no other prefetch starts at all
-    assert not fitting.prefetch(key, lambda: calls.append("second prefetch"))
-    assert not fitting.prefetch(("test-prefetch", "other"), lambda: calls.append("other"))
+    assert not fitting.prefetch((key, lambda: calls.append("second prefetch")))
+    assert not fitting.prefetch((("test-prefetch", "other"), lambda: calls.append("other")))
     assert not fitting.is_fitted(key)
     release.set()
     assert fitting.compute_once(key, lambda: calls.append("view") or 0, "Computing") == 42
     assert calls == ["prefetch"]
     assert fitting.is_fitted(key)
-    start(("test-prefetch", "after"), lambda: 1)  # free again once it has finished
+    start((("test-prefetch", "after"), lambda: 1))  # free again once it has finished
 
 
 def test_prefetch_skips_what_is_already_there():
     key = ("test-prefetch", "there")
     assert fitting.compute_once(key, lambda: "computed", "Computing") == "computed"
-    assert not fitting.prefetch(key, lambda: "again")
+    assert not fitting.prefetch((key, lambda: "again"))
 
 
 def test_a_failed_prefetch_leaves_the_view_to_compute_and_raise():
@@ -58,7 +58,7 @@ def test_a_failed_prefetch_leaves_the_view_to_compute_and_raise():
         done.set()
         raise ValueError("no OOB rows")
 
-    start(key, broken)
+    start((key, broken))
     assert done.wait(5)
     with pytest.raises(ValueError, match="no OOB rows"):
         fitting.compute_once(key, broken, "Computing")
@@ -74,7 +74,7 @@ def test_one_prefetch_computes_several_results_in_turn_and_skips_those_there():
         calls.append("a")
         raise ValueError("dropped: the view computes again")
 
-    start(first, broken, (there, lambda: calls.append("there")),
+    start((first, broken), (there, lambda: calls.append("there")),
           (second, lambda: calls.append("b") or 2))
     assert fitting.prefetch_idle(timeout=5)
     assert calls == ["a", "b"]  # in turn, past an error; what was there is not recomputed
