@@ -126,12 +126,22 @@ def entries_per_row(prepared: PreparedFeatures, n_drawn: int) -> float:
 
 
 def _fit_stack(members: list, data: _TrainingData, bootstrap_seeds: list[int]) -> list:
-    """Draw each member's bootstrap and grow the members (trees) together."""
-    counts = [bootstrap_counts(seed, len(data.target), data.n_draw, data.bootstrap)
+    """Draw each member's bootstrap and grow the members (trees) together on their
+    in-bag rows, each weighing its sample weight times its count."""
+    counts = [compact_counts(bootstrap_counts(seed, len(data.target), data.n_draw, data.bootstrap))
               for seed in bootstrap_seeds]
-    grow_many(members, data.X_enc, data.target, [data.weight * c for c in counts],
-                data.encoder, data.classes, data.prepared)
-    return list(zip(members, map(compact_counts, counts), strict=True))
+    grow_many(members, data.X_enc, data.target, *_in_bag(data.weight, counts), data.encoder,
+              data.classes, data.prepared)
+    return list(zip(members, counts, strict=True))
+
+
+def _in_bag(weight: np.ndarray, counts: list[np.ndarray]):
+    """The members' in-bag rows one member after the other: (rows, member of each row,
+    its weight, the sample weight times the count), rows of zero weight left out."""
+    rows = [np.flatnonzero(weight * c > 0) for c in counts]
+    member = np.repeat(np.arange(len(rows)), [len(r) for r in rows])
+    weights = np.concatenate([weight[r] * c[r] for r, c in zip(rows, counts, strict=True)])
+    return np.concatenate(rows), member, weights
 
 
 class BaseBagged(BaseEstimator):
@@ -174,6 +184,8 @@ class BaseBagged(BaseEstimator):
                                 first.max_bins)
             data.prepared = prepare_features(data.X_enc if bins is None else bins.transform(data.X_enc),
                                              data.encoder.n_categories_, first.max_bins)
+            if self._is_classifier:  # the search's class-sorted tables: made once, not per stack
+                data.prepared.classes = data.target
             n_features = data.X_enc.shape[1]
             n_drawn = resolve_max_features(members[0].max_features, n_features)
             draws = n_drawn < n_features
@@ -220,7 +232,7 @@ class BaseBagged(BaseEstimator):
         if self.oob_score and not self.bootstrap:
             raise ValueError("Out-of-bag estimates need bootstrap=True.")
         encoder = FeatureEncoder().fit(X)
-        X_enc = encoder.transform(X)
+        X_enc = encoder.transform(X, copy=False)  # only read: a float64 X is not copied
         check_consistent_length(X_enc, y)
         self.feature_names_in_ = encoder.feature_names_in_
         self.n_features_in_ = X_enc.shape[1]

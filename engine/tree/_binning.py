@@ -17,7 +17,7 @@ how counts are gathered, never which thresholds exist: the tree is the same for 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -56,6 +56,12 @@ class PreparedFeatures:
     taken_from : (PreparedFeatures, ndarray of intp) or None
         The preparation and rows this one was taken from (:meth:`take`); None if made
         by :func:`prepare_features`.
+    classes : ndarray of intp, shape (n_samples,), or None
+        Each row's class code, where a classifier's forest set it: the tables a search
+        derives from the data and the classes alone are then made once for all its
+        stacks of trees and kept in ``kept``.
+    kept : dict
+        Such tables, by what they were made for.
     """
 
     values: np.ndarray
@@ -70,6 +76,8 @@ class PreparedFeatures:
     bin_values: np.ndarray
     bin_start: np.ndarray
     taken_from: tuple[PreparedFeatures, np.ndarray] | None = None
+    classes: np.ndarray | None = None
+    kept: dict = field(default_factory=dict, repr=False, compare=False)
 
     @cached_property
     def row_codes(self) -> np.ndarray:

@@ -24,7 +24,8 @@ from ._binning import PreparedFeatures
 from ._criteria import FLOAT_NOISE, TIE_TOLERANCE, Criterion, whole_weights
 from ._search_drawn import draw_features
 from ._search_exact import ExactSearch
-from ._splitter import Candidates, Level, choose_splits, gather, order_by
+from ._sorting import order_by
+from ._splitter import Candidates, Level, choose_splits, gather
 from ._tree import (
     CATEGORICAL_BINARY,
     CATEGORICAL_MULTIWAY,
@@ -137,7 +138,8 @@ def build_trees(prep: PreparedFeatures, crit: Criterion, params: GrowParams, tre
     ``leaves`` (one tree, no ``max_leaf_nodes``): filled with each row's leaf.
     """
     rows = np.flatnonzero(tree_of_row >= 0)
-    node = tree_of_row[rows].astype(np.intp)
+    node = tree_of_row if len(rows) == len(tree_of_row) else tree_of_row[rows]  # (only read)
+    node = node.astype(np.intp, copy=False)
     return _grow(prep, crit, params, rows, node, int(node.max(initial=-1)) + 1, search, leaves)
 
 

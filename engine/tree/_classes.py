@@ -504,28 +504,27 @@ def cut_to_depth(model, max_depth: int):
     return out
 
 
-def grow_many(trees: list, X_enc, target, weights: list, encoder, classes, prepared) -> list:
-    """Grow several trees of the same parameters at once, each on its own weights.
+def grow_many(trees: list, X_enc, target, stacked_rows, tree_of_row, weights, encoder,
+              classes, prepared) -> list:
+    """Grow several trees of the same parameters at once, each on its own rows.
 
     The forests' fast path: ``trees`` are unfitted estimators that differ only in
-    ``random_state``; tree ``b`` is grown on the rows where ``weights[b] > 0`` with those
-    weights. Their rows are stacked (see :meth:`PreparedFeatures.take`) and all trees
-    grow level by level together (:func:`build_trees`); each comes out as
-    ``tree._fit_encoded(X_enc, target, weights[b], encoder, classes)`` would
-    make it. ``prepared`` is :func:`prepare_features` of all of ``X_enc``.
+    ``random_state``; tree ``b`` is grown on the rows ``stacked_rows[tree_of_row == b]``
+    (ascending, one tree's after another's) with the positive weights ``weights`` there.
+    Those rows are stacked (see :meth:`PreparedFeatures.take`) and all trees grow level
+    by level together (:func:`build_trees`); each comes out as
+    ``tree._fit_encoded(X_enc, target, w, encoder, classes)`` would make it, ``w``
+    holding its rows' weights and 0 elsewhere. ``prepared`` is :func:`prepare_features`
+    of all of ``X_enc``.
     """
     for tree in trees:
         tree._start_encoded(encoder, classes)
-    rows = [np.flatnonzero(w > 0) for w in weights]
-    stacked_rows = np.concatenate(rows)
-    tree_of_row = np.repeat(np.arange(len(trees)), [len(r) for r in rows])
     first = trees[0]
     params = first._grow_params(X_enc.shape[0])
     params.rng = [check_random_state(t.random_state) for t in trees]
     draws = params.max_features is not None and params.max_features < first.n_features_in_
     prep = prepared.take(stacked_rows, with_order=not draws)
-    crit = first._criterion(target[stacked_rows],
-                            np.concatenate([w[r] for w, r in zip(weights, rows, strict=True)]))
+    crit = first._criterion(target[stacked_rows], weights)
     grown = build_trees(prep, crit, params, tree_of_row)
     return [tree._finish(g) for tree, g in zip(trees, grown, strict=True)]
 

@@ -12,7 +12,8 @@ from functools import cached_property
 import numpy as np
 
 from ._search_sorted import Runs, numeric_chunk
-from ._splitter import Candidates, Level, NumericInput, gather, order_by, varies_in_runs
+from ._sorting import order_by
+from ._splitter import Candidates, Level, NumericInput, gather, varies_in_runs
 
 #: Bound on the (row, drawn column) entries a forest's level searches at once: each
 #: entry costs about 80 bytes of sort keys, runs and running sums while it is searched,

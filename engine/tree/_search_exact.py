@@ -34,7 +34,8 @@ from ._search_categorical import (
     multiway_candidates,
 )
 from ._search_sparse import SparseBits
-from ._splitter import Candidates, NumericInput, NumericSearch, gather, order_by, select_candidates
+from ._sorting import order_by
+from ._splitter import Candidates, NumericInput, NumericSearch, gather, select_candidates
 
 if TYPE_CHECKING:
     from ._builder import GrowParams
@@ -228,39 +229,65 @@ def _search_bits(prep: PreparedFeatures, crit, sparse: np.ndarray, every_row: np
     """:class:`SparseBits` for the numeric features ``sparse`` and ``every_row``
     (positions in ``prep.numeric``; every ``sparse`` one has a bit in
     :attr:`PreparedFeatures.off_common`), the ``i``-th of them in order bit ``i``: its
-    off-common bit, or set in every row."""
+    off-common bit, or set in every row.
+
+    They depend on the data alone where the data rows' classes are known
+    (:attr:`PreparedFeatures.classes`, a forest's): then they are made once and kept for
+    every stack of trees (:attr:`PreparedFeatures.kept`). Otherwise a data row's class is
+    that of its rows here (any for rows in none).
+    """
     source = prep.source
+    searched = np.union1d(sparse, every_row)
+    if source.classes is None:
+        data_codes = np.zeros(source.values.shape[1], dtype=np.intp)
+        data_codes[prep.in_source(np.arange(len(crit.row_weight)))] = crit.codes
+        return _make_bits(source, searched, every_row, data_codes, crit.n_classes)
+    key = ("sparse bits", searched.tobytes(), every_row.tobytes(), crit.n_classes)
+    if key not in source.kept:
+        source.kept[key] = _make_bits(source, searched, every_row, source.classes, crit.n_classes)
+    return source.kept[key]
+
+
+def _make_bits(source: PreparedFeatures, searched: np.ndarray, every_row: np.ndarray,
+               data_codes: np.ndarray, n_classes: int) -> SparseBits:
+    """:func:`_search_bits` of the data ``source``, each data row of class
+    ``data_codes``; column by column, so that its temporaries are a column's size."""
     off, with_bit = source.off_common
     bit_of = np.full(source.n_features, -1, dtype=np.intp)
     bit_of[with_bit] = np.arange(len(with_bit))
-    searched = np.union1d(sparse, every_row)
-    n_data = source.values.shape[1]
+    n_data, n_cols = source.values.shape[1], len(searched)
     bits = np.zeros(n_data, dtype=np.uint64)
     one = np.uint64(1)
     for i, j in enumerate(searched):
         b = bit_of[source.numeric[j]]
         bits |= (one if j in every_row else off >> np.uint64(b) & one) << np.uint64(i)
-    # A data row's class is that of its stacked rows (any for rows in no tree).
-    data_codes = np.zeros(n_data, dtype=np.int64)
-    data_codes[prep.in_source(np.arange(len(crit.row_weight)))] = crit.codes
+    values = source.numeric_values
+    missing = [np.isnan(values[j]) for j in searched]
     # Each value's rank, every missing value one rank above them all, with the class.
-    rank = source.rank[searched].astype(np.int64)
-    values = source.numeric_values[searched]
-    missing = np.isnan(values)
-    missing_rank = int(np.where(missing, -1, rank).max(initial=-1)) + 1
-    rank[missing] = missing_rank
-    class_bits = max(1, (crit.n_classes - 1).bit_length())
+    missing_rank = 1 + max((int(source.rank[j][~gone].max(initial=-1))
+                            for j, gone in zip(searched, missing, strict=True)), default=-1)
+    class_bits = max(1, (n_classes - 1).bit_length())
     rank_bits = max(1, missing_rank.bit_length())
-    order = rank << class_bits | data_codes
-    by_rank = np.full(values.shape, np.nan)  # each column's values at their ranks
-    at = np.arange(len(searched))[:, None] * n_data + rank
-    by_rank.ravel()[at[~missing]] = values[~missing]
-    # (a column with no value, searched whole, has no common value: no rank is below it)
-    mode_rank = np.where(values == source.mode[0][searched, None], rank, n_data).min(axis=1)
-    mode_rank[mode_rank == n_data] = 0
     narrow = next(t for t in (np.int16, np.int32, np.int64) if rank_bits + class_bits < np.iinfo(t).bits)
-    return SparseBits(bits, order.astype(narrow).T.ravel(), class_bits, rank_bits, missing_rank,
-                      bool(missing.any()), mode_rank, by_rank.ravel())
+    order = np.empty((n_data, n_cols), dtype=narrow)  # row after row
+    by_rank = []  # each column's distinct values, in rank order
+    mode_rank = np.zeros(n_cols, dtype=np.intp)
+    codes = data_codes.astype(narrow)
+    for i, (j, gone) in enumerate(zip(searched, missing, strict=True)):
+        rank = source.rank[j].astype(narrow)
+        rank[gone] = missing_rank
+        order[:, i] = rank << class_bits | codes
+        present = rank[~gone]
+        distinct = np.empty(int(present.max(initial=-1)) + 1)
+        distinct[present] = values[j][~gone]
+        by_rank.append(distinct)
+        # (a column with no value, searched whole, has no common value: rank 0)
+        common = np.flatnonzero(values[j] == source.mode[0][j])
+        mode_rank[i] = rank[common].min() if len(common) else 0
+    sizes = np.array([len(d) for d in by_rank], dtype=np.intp)
+    return SparseBits(bits, order.ravel(), class_bits, rank_bits, missing_rank,
+                      any(gone.any() for gone in missing), mode_rank,
+                      np.concatenate(by_rank), np.cumsum(sizes) - sizes)
 
 
 class _Orders(_SparseEntries):

@@ -15,6 +15,7 @@ from ._search_sorted import (
     class_sums,
     running_sums,
 )
+from ._sorting import order_by, sort_keys
 from ._splitter import (
     Candidates,
     NumericInput,
@@ -22,9 +23,7 @@ from ._splitter import (
     keep_valid,
     missing_only_candidates,
     near_best,
-    order_by,
     score_binary,
-    sort_keys,
     sum_columns,
 )
 
@@ -217,7 +216,7 @@ def _listed_runs(crit, level, mode, entries, allowed) -> _SparseRuns:
 
 
 #: The widest key :meth:`SparseBits.level_runs` packs into an integer to sort (wider
-#: ones, on huge data with huge whole-number weights, are sorted by :func:`._splitter.order_by`).
+#: ones, on huge data with huge whole-number weights, are sorted by :func:`._sorting.order_by`).
 PACKED_KEY_BITS = 63
 
 
@@ -245,7 +244,8 @@ class SparseBits:
     missing_rank: int      # the rank of every missing value, above every value's
     any_missing: bool      # whether any entry is missing
     mode_rank: np.ndarray  # (n_cols,) the rank of each column's common value
-    by_rank: np.ndarray    # (n_cols * n_data,) each column's values by rank
+    by_rank: np.ndarray    # each column's distinct values by rank, column after column
+    rank_start: np.ndarray  # (n_cols,) where each column's are in ``by_rank``
 
     @property
     def n_data(self) -> int:
@@ -323,14 +323,14 @@ class SparseBits:
         cut[start[start > 0] - 1] = False  # no cut across two runs
         cut[(start + n_present - 1)[(n_present > 0) & (n_present < count)]] = False  # nor to missing
         rank_mask = (1 << rank_bits) - 1
-        by_rank, n_data = self.by_rank, self.n_data
+        by_rank, rank_start = self.by_rank, self.rank_start
 
         def run_at(pos):
             return gather(run_rank, pos) >> rank_bits
 
         def value_at(pos):
             at = gather(run_rank, pos)
-            return gather(by_rank, gather(run_column, at >> rank_bits) * n_data + (at & rank_mask))
+            return gather(by_rank, gather(rank_start, gather(run_column, at >> rank_bits)) + (at & rank_mask))
 
         return _SparseRuns(codes, cums, weight, start, count, n_present, below, group_end, cut,
                            run_node, run_column, run_at, value_at)

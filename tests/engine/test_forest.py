@@ -638,3 +638,30 @@ def test_spambase_bagging_test_error():
         theirs.append(1 - sk_bag.fit(X, y).score(X_test, y_test))
     assert np.mean(ours) <= 0.06, ours
     assert abs(np.mean(ours) - np.mean(theirs)) <= 0.005, (ours, theirs)
+
+
+@pytest.mark.parametrize("gaps", [False, True])
+def test_a_forest_makes_its_sparse_bits_once_for_all_its_stacks(gaps, monkeypatch):
+    """The rows' bits and class-sorted ranks of a forest's sparse search depend on the
+    data and the rows' classes alone: a forest grown in several stacks makes them once,
+    and each tree is still the tree a standalone fit (which makes its own) grows."""
+    import engine.tree._search_exact as exact
+
+    rng = np.random.default_rng(3)
+    X = np.where(rng.random((300, 8)) < 0.2, rng.integers(1, 9, (300, 8)) / 2, 0.0)
+    if gaps:
+        X[rng.random(X.shape) < 0.05] = np.nan
+    y = (np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1]) + rng.normal(0, 1, 300) > 1).astype(int)
+    y[rng.random(300) < 0.1] = 2
+    made = []
+    make = exact._make_bits
+    monkeypatch.setattr(exact, "_make_bits", lambda *args: made.append(1) or make(*args))
+    monkeypatch.setattr(bagged, "MAX_STACK", 2)
+    forest = RandomForestClassifier(n_estimators=6, max_features=3, random_state=0).fit(X, y)
+    assert len(made) == 1  # three stacks, one making
+    for member, counts in zip(forest.estimators_, forest.inbag_counts_, strict=True):
+        alone = DecisionTreeClassifier(max_features=3, random_state=member.random_state)
+        alone.fit(X, y, sample_weight=counts.astype(float))
+        for f in dataclasses.fields(alone.tree_):
+            np.testing.assert_array_equal(getattr(member.tree_, f.name), getattr(alone.tree_, f.name))
+    assert len(made) == 7  # and each tree alone made its own

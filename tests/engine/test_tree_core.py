@@ -13,6 +13,7 @@ from sklearn.datasets import make_classification, make_friedman1, make_regressio
 import engine.tree._search_drawn as search_drawn
 import engine.tree._search_sorted as search_sorted
 import engine.tree._search_sparse as search_sparse
+import engine.tree._sorting as sorting
 import engine.tree._splitter as splitter
 from engine.tree import DecisionTreeClassifier, DecisionTreeRegressor
 from engine.tree._criteria import entropy, impurity_decrease
@@ -444,22 +445,24 @@ def test_drawn_entries_pair_every_row_with_its_nodes_draws_in_row_order(low):
     (0, 1, 1), (1, 1, 1), (1000, 7, 5), (50_000, 2**20, 2**16), (100, 2**30, 2**20),
     (300, 2**40, 2**30),
 ])
-def test_order_by_is_a_stable_two_key_argsort(n, major_high, minor_high):
-    """Many ties on both keys. Radix passes up to 48 bits of key (one, two or three);
-    the last two cases are wider: a packed sort with the position, then too wide to pack
-    (np.lexsort)."""
+@pytest.mark.parametrize("radix", [True, False])
+def test_order_by_is_a_stable_two_key_argsort(n, major_high, minor_high, radix, monkeypatch):
+    """Many ties on both keys. Up to 48 bits of key, radix passes (one, two or three) or
+    a packed sort with the position, whichever the machine runs faster (both tried here);
+    the last two cases are wider: a packed sort, then too wide to pack (np.lexsort)."""
+    monkeypatch.setattr(sorting, "radix_pays", lambda kind, passes: radix)
     rng = np.random.default_rng(n)
     major = rng.integers(0, major_high, size=n)
     minor = rng.integers(0, minor_high, size=n).astype(np.int32 if minor_high < 2**31 else np.int64)
     major[: n // 2] = major[0] if n else 0  # ties on the major key
     minor[: n // 3] = 0  # and on both
-    order = splitter.order_by(major, minor)
+    order = sorting.order_by(major, minor)
     assert order.dtype == np.intp
     np.testing.assert_array_equal(order, np.lexsort((minor, major)))
-    at, keys = splitter.order_by(major, minor, keys=True)  # the major key read back
+    at, keys = sorting.order_by(major, minor, keys=True)  # the major key read back
     np.testing.assert_array_equal(at, order)
     np.testing.assert_array_equal(keys, major[order])
-    at, keys = splitter.order_by(major, keys=True)  # one key: radix, packed or lexsort
+    at, keys = sorting.order_by(major, keys=True)  # one key: radix, packed or lexsort
     np.testing.assert_array_equal(at, np.argsort(major, kind="stable"))
     np.testing.assert_array_equal(keys, np.sort(major))
 
@@ -468,14 +471,27 @@ def test_order_by_is_a_stable_two_key_argsort(n, major_high, minor_high):
     (0, 1, np.int32), (1, 1, np.int32), (5_000, 300, np.int32), (5_000, 10**6, np.int32),
     (5_000, 2**32, np.int64), (2_000, 2**40, np.int64),
 ])
-def test_sort_keys_counts_few_valued_keys_and_sorts_the_rest(n, top, dtype):
+@pytest.mark.parametrize("radix", [True, False])
+def test_sort_keys_counts_few_valued_keys_and_sorts_the_rest(n, top, dtype, radix, monkeypatch):
     """The counting branch (top well under the key count), the radix branch (up to 32
-    bits) and the comparison branch all give numpy's sort, in the keys' own type."""
+    bits, where the machine runs it faster: both tried here) and the comparison branch
+    all give numpy's sort, in the keys' own type."""
+    monkeypatch.setattr(sorting, "radix_pays", lambda kind, passes: radix)
     rng = np.random.default_rng(n)
     key = rng.integers(0, top, size=n).astype(dtype)
-    out = splitter.sort_keys(key.copy(), top)
+    out = sorting.sort_keys(key.copy(), top)
     assert out.dtype == dtype
     np.testing.assert_array_equal(out, np.sort(key))
+
+
+def test_radix_pays_answers_once_per_question():
+    """The trial runs once per (kind, passes); its answer is a bool either way."""
+    sorting.radix_pays.cache_clear()
+    answers = {(kind, passes): sorting.radix_pays(kind, passes)
+               for kind in ("order", "sort") for passes in (1, 2, 3)}
+    assert all(isinstance(a, bool) for a in answers.values())
+    assert sorting.radix_pays.cache_info().currsize == 6
+    assert sorting.radix_pays("order", 2) is answers["order", 2]
 
 
 @pytest.mark.parametrize("k", [0, 1, 2, 5])
@@ -732,7 +748,7 @@ def test_entries_off_the_bits_sort_the_same_when_the_key_is_too_wide_to_pack(mon
         return [m.tree_ for m in forest.estimators_]
 
     calls = []
-    order_by = splitter.order_by
+    order_by = sorting.order_by
     for module in (search_drawn, search_sparse):  # every search that sorts by order_by()
         monkeypatch.setattr(module, "order_by", lambda *a, **k: calls.append(1) or order_by(*a, **k))
     packed = fit()
