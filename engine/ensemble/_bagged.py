@@ -83,8 +83,8 @@ STACK_CELLS = 5_000_000
 #: data in place (``PreparedFeatures.take``), so only the level's arrays grow with the
 #: stack. A level pays a fixed cost in numpy calls whatever its size, so a stack is big
 #: enough that those calls serve many trees, and small enough that the level's arrays
-#: stay in cache.
-STACK_ENTRIES = 960_000
+#: stay in a core's cache and the fit's peak memory a few times the data's.
+STACK_ENTRIES = 360_000
 #: At most this many trees per stack, so progress still moves on small data.
 MAX_STACK = 100
 

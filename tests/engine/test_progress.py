@@ -54,14 +54,14 @@ def test_stacks_are_even_and_fill_every_worker():
     def sizes(*args, **kwargs):
         return np.diff(stack_edges(*args, **kwargs)).tolist()
 
-    assert sizes(4601, 57, 100, draws=True) == [50, 50]  # at most 960,000 entries, 4 a row: 52
-    assert sizes(4601, 57, 100, draws=True, entries=1.56) == [100]  # spambase's: 133
+    assert sizes(4601, 57, 100, draws=True) == [16, 17, 17, 16, 17, 17]  # 360,000 entries, 4 a row: 19
+    assert sizes(4601, 57, 100, draws=True, entries=1.56) == [50, 50]  # spambase's: 50
     assert sizes(4601, 57, 100) == [16, 17, 17, 16, 17, 17]  # 5,000,000 cells: 19 trees
-    assert sizes(20000, 20, 100, draws=True) == [11] * 8 + [12]
+    assert sizes(20000, 20, 100, draws=True) == [4] * 25
     assert sizes(150, 4, 120, draws=True) == [60] * 2  # at most 100 trees a stack
-    assert sizes(4601, 57, 200, draws=True, n_jobs=2) == [50] * 4
-    assert sizes(4601, 57, 200, draws=True, n_jobs=2, entries=1.56) == [100] * 2
-    assert sizes(20000, 20, 100, draws=True, n_jobs=2) == [6, 6, 6, 7] * 4  # 16: 2 a batch
+    assert sizes(4601, 57, 200, draws=True, n_jobs=2) == [12, 13] * 8  # 11 stacks: 2 a batch
+    assert sizes(4601, 57, 200, draws=True, n_jobs=2, entries=1.56) == [50] * 4
+    assert sizes(20000, 20, 100, draws=True, n_jobs=2) == ([3] * 7 + [4]) * 4  # 25: 4 a batch
     assert sizes(10**7, 3, 5, draws=True) == [1] * 5
     assert sizes(100, 3, 1, draws=True, n_jobs=2) == [1]
 
