@@ -160,6 +160,7 @@ def _grow(prep, crit, params, rows, node, n_trees, search, leaves) -> list[Tree]
     parent, previous, tree_of_node = np.full(n_trees, -1), None, np.arange(n_trees)
     records: list[_LevelRecord] = []
     children = None  # the next level's statistics, when the splits gave them
+    searched = None  # the last level's nodes' places among those it searched (-1: a leaf)
     first_id = 0  # the id of the level's first node
     while len(parent):
         record, totals = _measure_level(crit, rows, node, parent, previous, prep, children)
@@ -176,8 +177,8 @@ def _grow(prep, crit, params, rows, node, n_trees, search, leaves) -> list[Tree]
             break
         grow = _LevelGrowth(params, rngs, tree_of_node, tree_weight[tree_of_node], draws,
                             crit.codes is not None and whole)
-        rows, node, used, children = _split_level(
-            prep, crit, record, totals, open_, rows, node, search, used, grow
+        rows, node, used, children, searched = _split_level(
+            prep, crit, record, totals, open_, rows, node, search, used, grow, searched
         )
         parent = np.repeat(np.arange(len(record.value)), record.n_children)
         tree_of_node = tree_of_node[parent]
@@ -272,8 +273,13 @@ def _splittable(record: _LevelRecord, depth: int, params: GrowParams) -> np.ndar
 
 
 def _split_level(prep, crit, record, totals, open_, rows, node, search: Search, used,
-                 grow: _LevelGrowth):
-    """Search the open nodes, apply the chosen splits, route rows to the next level."""
+                 grow: _LevelGrowth, searched_above=None):
+    """Search the open nodes, apply the chosen splits, route rows to the next level.
+
+    ``searched_above``: the level above's nodes' places among those searched there (None
+    at the roots). Returns the next level's rows, their nodes, the used features, the
+    children's statistics (or None) and this level's nodes' places among those searched.
+    """
     params = grow.params
     open_ids = np.flatnonzero(open_)
     local = np.full(len(open_), -1, dtype=np.intp)
@@ -286,7 +292,8 @@ def _split_level(prep, crit, record, totals, open_, rows, node, search: Search, 
     level = Level(
         rows=rows, node=node, totals=totals[open_ids], impurity=record.impurity[open_ids],
         min_gain=_min_gain(crit, record.impurity[open_ids]), used=used[open_ids],
-        data_rows=prep.in_source(rows),
+        data_rows=prep.in_source(rows), value=record.value[open_ids],
+        parent=None if searched_above is None else searched_above[record.parent[open_ids]],
     )
     allowed, skipped = None, level.used
     if grow.draws:
@@ -318,7 +325,7 @@ def _split_level(prep, crit, record, totals, open_, rows, node, search: Search, 
             first = np.take(cands.first, chosen[split], axis=0)
             children[0::2] = first
             children[1::2] = np.take(level.totals, split, axis=0) - first
-    return gather(rows, moving), gather(child, moving), next_used, children
+    return gather(rows, moving), gather(child, moving), next_used, children, local
 
 
 def _min_gain(crit, impurity: np.ndarray) -> np.ndarray:

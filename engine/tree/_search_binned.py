@@ -10,7 +10,8 @@ statistics at every cut. The root's cut geometry is the same every round and is 
 
 Histograms skip every column's most common bin (spambase's zeros: 77% of its entries):
 they add up only the other entries and give the common bin what is left of its node's
-total.
+total. Below the root, of two siblings only the smaller's rows are read: the other's
+histogram is their parent's minus it (:mod:`._slot_histogram`).
 
 It serves the gini and squared-error criteria on numeric features without missing
 values, searching every feature (:func:`serves`). For each node it returns the one cut
@@ -28,6 +29,7 @@ import numpy as np
 
 from ._binning import PreparedFeatures, smallest_int
 from ._criteria import tie_floor
+from ._slot_histogram import SlotHistogram
 from ._splitter import Candidates, Level, cumsum0
 
 _TINY = np.finfo(np.float64).tiny
@@ -72,9 +74,15 @@ class BinnedX:
 
     @cached_property
     def rare(self) -> tuple[np.ndarray, np.ndarray]:
-        """The (row, feature) entries outside their column's common bin: rows, bins."""
+        """The (row, feature) entries outside their column's common bin, row after row:
+        rows, bins."""
         outside = self.gbin != self.common
         return np.nonzero(outside)[0], self.gbin[outside].astype(np.intp)
+
+    @cached_property
+    def rare_start(self) -> np.ndarray:
+        """(n_samples + 1,) where each row's rare entries start, then their number."""
+        return cumsum0(np.bincount(self.rare[0], minlength=self.gbin.shape[0]))
 
     @classmethod
     def from_prepared(cls, prep: PreparedFeatures, features: np.ndarray | None = None) -> BinnedX:
@@ -175,6 +183,7 @@ class _Part:
         self.binned, self.features = binned, features
         self._root: tuple[np.ndarray | None, _Geometry] | None = None
         self._root_classes: _ClassRuns | None = None  # the kept root's, once asked for
+        self._above: dict | None = None  # the last level's slot histograms, if it had them
 
     @property
     def _root_geo(self) -> _Geometry | None:
@@ -187,7 +196,9 @@ class _Part:
         classes = crit.codes is not None
         geo = self._root_geometry(crit, level)
         if geo is None:
-            geo = _geometry(binned, rows, lnode, m, n_total, level.totals[:, -1])
+            above = None if level.parent is None else self._above
+            geo = _geometry(binned, rows, lnode, m, n_total, level.totals[:, -1], above,
+                            level.parent)
             kept = m == 1 and len(rows) == n_total  # a root of every row: every round's
             if classes and crit.concave and min_leaf == 1:
                 if geo.hist is None:
@@ -196,13 +207,15 @@ class _Part:
                     geo = _boundary_slots(binned, geo, rows, crit.codes, crit.n_classes)
             if kept:
                 self._root, self._root_classes = (crit.codes, geo), None
+        elif geo.hist is not None:  # the kept root: its counts hold, this tree's sums are new
+            geo.hist.kept = {"count": geo.hist.kept["count"]}
         weight = crit.row_weight
         if classes:
             K = crit.n_classes
             totals = list(level.totals[:, :K].T)
             if geo.hist is not None:  # all classes' slot sums at once
-                per_slot = geo.hist.fill_classes(binned, rows, weight, crit.codes, K,
-                                                 level.totals[:, :K])
+                per_slot = geo.hist.fill_classes(binned, weight, crit.codes, K,
+                                                 level.totals[:, :K], "classes")
                 if len(geo.sel) < len(per_slot):  # (a root holds rows in every slot)
                     per_slot = np.take(per_slot, geo.sel, axis=0)  # rows of a 2-D array: take beats []
                 left = list(geo.left_sums(per_slot).T)
@@ -211,7 +224,7 @@ class _Part:
                     self._root_classes = _ClassRuns.of(geo, crit.codes, K)
                 left = self._root_classes.left_sums(weight)
             else:
-                left = [geo.left_sums(geo.entry_sums(binned, st, rows, t)) for st, t in
+                left = [geo.left_sums(geo.entry_sums(binned, st, t, None)) for st, t in
                         zip(_class_weights(rows, crit.codes, weight, K), totals, strict=True)]
         else:
             # w·(y - node mean) per row, as the criterion's measure left it: running sums
@@ -220,10 +233,14 @@ class _Part:
             totals = [level.totals[:, 0], level.totals[:, 1]]
             w_rows = weight[rows]
             if np.all(w_rows == w_rows[0]):  # equal weights: the left weight is a row count
-                left_weight = geo.n_left() * w_rows[0]
+                left_weight, slot_weight = geo.n_left() * w_rows[0], ("count", w_rows[0])
             else:
-                left_weight = geo.left_sums(geo.entry_sums(binned, weight, rows, totals[0]))
-            left = [left_weight, geo.left_sums(geo.entry_sums(binned, centred, rows, totals[1]))]
+                left_weight = geo.left_sums(geo.entry_sums(binned, weight, totals[0], "weight"))
+                slot_weight = ("weight", 1.0)
+            centre = (level.value[:, 0], slot_weight)  # (a slot's sums: see SlotHistogram.fill)
+            left = [left_weight,
+                    geo.left_sums(geo.entry_sums(binned, centred, totals[1], "z", centre))]
+        self._above = None if geo.hist is None else geo.hist.kept
         # cuts lie in node order: each node's count of them turns per-node figures into
         # per-cut ones by np.repeat, a streaming copy instead of a gather
         per_node = np.diff(np.searchsorted(geo.cut, geo.node_starts()))
@@ -347,45 +364,6 @@ def _class_weights(rows, target, weight, n_classes) -> np.ndarray:
 
 
 @dataclass
-class _Histogram:
-    """A level's (node, bin) slots, ``node · n_bins + bin``, summed over its rows' rare
-    entries; each column's common bin gets the rest of its node's total."""
-
-    key: np.ndarray    # slot of every rare entry of the level's rows
-    row: np.ndarray    # the row of each of those entries
-    lnode: np.ndarray  # the node of each of the level's rows
-    m: int
-    class_key: np.ndarray | None = None  # slot · n_classes + class of every rare entry
-
-    def fill(self, binned, rows, per_row=None, total=None) -> np.ndarray:
-        """Sums of ``per_row`` (a value per row of the data; None: count rows) per slot.
-        ``total``: its sum per node over ``rows``, if the caller has it."""
-        m, B = self.m, binned.n_bins
-        weights = None if per_row is None else per_row[self.row]
-        if total is None:
-            total = np.bincount(self.lnode, weights=None if per_row is None else per_row[rows],
-                                minlength=m)
-        h = np.bincount(self.key, weights=weights, minlength=m * B).reshape(m, B)
-        h[:, binned.common] = total[:, None] - np.add.reduceat(h, binned.start, axis=1)
-        return h.ravel()
-
-    def fill_classes(self, binned, rows, weight, target, n_classes, total=None) -> np.ndarray:
-        """Class weights per slot, shape (m · n_bins, n_classes): one bincount for all.
-        ``total``: the class weights per node over ``rows`` (m, n_classes), if the caller
-        has them."""
-        m, B, K = self.m, binned.n_bins, n_classes
-        if self.class_key is None:  # the level's classes (the root's: the same every round)
-            self.class_key = self.key * K + target[self.row]
-        if total is None:
-            total = np.bincount(self.lnode * K + target[rows], weights=weight[rows],
-                                minlength=m * K)
-        h = np.bincount(self.class_key, weights=weight[self.row],
-                        minlength=m * B * K).reshape(m, B, K)
-        h[:, binned.common] = total.reshape(m, 1, K) - np.add.reduceat(h, binned.start, axis=1)
-        return h.reshape(m * B, K)
-
-
-@dataclass
 class _Geometry:
     """Where the cuts of one level are along its entries sorted by (node, bin).
 
@@ -403,7 +381,7 @@ class _Geometry:
     erow: np.ndarray | None = None     # entry mode: the row of every entry
     blocks: np.ndarray | None = None   # entry mode: rows per node (each run's length)
     n_left_: np.ndarray | None = None  # rows left of every cut, once known
-    hist: _Histogram | None = None     # histogram mode: the slots' machinery
+    hist: SlotHistogram | None = None  # histogram mode: the slots' machinery
     counts: np.ndarray | None = None   # histogram mode: rows per non-empty slot
 
     def keep(self, cuts: np.ndarray) -> _Geometry:
@@ -412,12 +390,12 @@ class _Geometry:
         return _Geometry(self.sel, self.ebin, self.bounds, self.cut[cuts], pick(self.first),
                          self.erow, self.blocks, pick(self.n_left_), self.hist, self.counts)
 
-    def entry_sums(self, binned, stat, rows, total):
-        """The statistic summed per entry (per non-empty slot in histogram mode);
-        ``total`` is its sum per node."""
+    def entry_sums(self, binned, stat, total, name: str | None, centre=None):
+        """The statistic ``name`` summed per entry (per non-empty slot in histogram
+        mode); ``total`` is its sum per node; ``centre`` as :meth:`SlotHistogram.fill`'s."""
         if self.hist is None:
             return stat[self.erow]
-        sums = self.hist.fill(binned, rows, stat, total)
+        sums = self.hist.fill(binned, stat, total, name, centre)
         return sums if len(self.sel) == len(sums) else sums[self.sel]  # a root: every slot
 
     def left_sums(self, x: np.ndarray) -> np.ndarray:
@@ -455,22 +433,16 @@ class _Geometry:
         return self.n_left_
 
 
-def _geometry(binned, rows, lnode, m, n_total, n_node) -> _Geometry:
+def _geometry(binned, rows, lnode, m, n_total, n_node, above=None, parent=None) -> _Geometry:
     """Entries in (node, bin) order: one per (row, feature), or, when the level's
     (node, bin) slots are fewer than half the row entries (few distinct values, e.g.
     spambase's many zeros), one per non-empty slot of a histogram. ``n_node``: rows per
-    node."""
+    node; ``above`` and ``parent``: the level above's histograms and each node's parent
+    there (see :class:`SlotHistogram`)."""
     B, p = binned.n_bins, binned.gbin.shape[1]
-    node_of_row = np.full(n_total, -1, np.intp)
-    node_of_row[rows] = lnode
     if m * B <= 0.5 * len(rows) * p:
-        rare_row, rare_bin = binned.rare
-        nd = node_of_row[rare_row]
-        if len(rows) < n_total:
-            inside = nd >= 0
-            rare_row, rare_bin, nd = rare_row[inside], rare_bin[inside], nd[inside]
-        hist = _Histogram(nd * B + rare_bin, rare_row, lnode, m)
-        counts = hist.fill(binned, rows, total=n_node)
+        hist = SlotHistogram(binned, rows, lnode, m, above, parent)
+        counts = hist.fill(binned, total=n_node, name="count")
         sel = np.flatnonzero(counts > 0)  # of a bool: numpy's fast path (not a float's)
         bounds = np.searchsorted(sel, np.arange(m + 1) * B)  # each node's first slot
         ebin = sel - np.repeat(np.arange(m) * B, np.diff(bounds)) if m > 1 else sel
@@ -483,6 +455,8 @@ def _geometry(binned, rows, lnode, m, n_total, n_node) -> _Geometry:
         # a run of L slots holds L - 1 cuts, all measured from its first slot
         first = np.repeat(runs, np.diff(runs, append=len(sel)) - 1)
         return _Geometry(sel, ebin, bounds, cut, first, hist=hist, counts=counts[sel])
+    node_of_row = np.full(n_total, -1, np.intp)
+    node_of_row[rows] = lnode
     nd = node_of_row[binned.ent_row]
     sel = np.flatnonzero(nd >= 0) if len(rows) < n_total else None  # None: every entry
     if m > 1:  # radix sort by node keeps each node's entries in bin order
@@ -517,7 +491,7 @@ def _boundary_slots(binned, geo: _Geometry, rows, target, n_classes) -> _Geometr
     """Histogram mode: keep the cuts next to a class change, as :func:`_boundary_cuts`
     does for entries; a cut between two slots that hold rows of one and the same class
     goes."""
-    present = geo.hist.fill_classes(binned, rows, np.ones(len(target)), target, n_classes) > 0
+    present = geo.hist.fill_classes(binned, np.ones(len(target)), target, n_classes) > 0
     present = np.take(present, geo.sel, axis=0) if len(geo.sel) < len(present) else present
     pure = np.count_nonzero(present, axis=1) == 1
     klass = np.argmax(present, axis=1)

@@ -76,6 +76,9 @@ class Level:
     used: np.ndarray       # (m, n_features) attributes used up by multiway splits (and, in
                            # a forest's draw, found constant in an ancestor)
     data_rows: np.ndarray  # (r,) the same rows in the preparation's ``source`` (in_source)
+    value: np.ndarray | None = None   # (m, k) each node's value: class weights, or its mean
+    parent: np.ndarray | None = None  # (m,) each node's parent among the nodes searched at
+                                      # the level above (-1: it was not); None at the roots
 
     @property
     def n_nodes(self) -> int:
