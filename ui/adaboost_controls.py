@@ -93,11 +93,10 @@ def staged_grid(_model, content_hash: str, params: tuple, pair: tuple[str, str],
     return af.staged_grid(_model, _X2)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def misses(_model, _dataset: Dataset, content_hash: str, params: tuple,
-           columns: tuple[str, ...]) -> np.ndarray:
-    """(n_rounds, n_train) bool: which training rows each round's learner got wrong."""
-    return af.learner_misses(_model, _dataset.X_train[list(columns)], _dataset.y_train)
+def misses(model) -> np.ndarray:
+    """(n_rounds, n_train) bool: which training rows each round's learner got wrong, as
+    the fit found them (``model`` is fitted on the page's training rows)."""
+    return model.training_misses_
 
 
 @st.cache_data(max_entries=16, show_spinner="Scoring every round…")
@@ -145,7 +144,7 @@ def round_view(dataset: Dataset, model, params: dict, features: list[str], style
     else:
         st.info("The picture needs two numeric features and this data has fewer; the "
                 "round's arithmetic below uses all features.")
-    wrong = misses(shown, dataset, *cache_key(dataset, params), tuple(shown_columns))
+    wrong = misses(shown)
     missing = bool(dataset.X_train[shown_columns].isna().to_numpy().any())
 
     model_key = cache_key(dataset, params)

@@ -43,6 +43,9 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
     sample_weights_ : ndarray, shape (n_rounds, n_samples)
         The normalised point weights :math:`\\alpha_i` round t's learner was trained with
         (row 0: the uniform start, or the normalised ``sample_weight``).
+    training_misses_ : ndarray of bool, shape (n_rounds, n_samples)
+        Which training rows round t's learner got wrong: :math:`1\{\hat f_t(x_i) \ne y_i\}`,
+        the indicator :math:`\varepsilon_t` weighs by :math:`\alpha_i`.
     final_sample_weight_ : ndarray, shape (n_samples,)
         The normalised :math:`\\alpha_i` after the last round's update.
     feature_importances_ : ndarray, shape (n_features,)
@@ -127,7 +130,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
 
     def _boost(self, fit_round, X_enc, codes, alpha, progress=None) -> None:
         K, T = self.n_classes_, int(self.n_estimators)
-        estimators, weights, errors, history = [], [], [], []
+        estimators, weights, errors, history, missed = [], [], [], [], []
         for t in range(T):
             if progress is not None:
                 progress(t, T)
@@ -139,6 +142,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
                 weights.append(0.5)
                 errors.append(0.0)
                 history.append(alpha)
+                missed.append(miss)
                 break
             if error >= 1.0 - 1.0 / K:  # no better than chance: discard and stop
                 if not estimators:
@@ -150,12 +154,14 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
             weights.append(w_hat)
             errors.append(error)
             history.append(alpha)
+            missed.append(miss)
             alpha = alpha * np.where(miss, np.exp(w_hat), np.exp(-w_hat))
             alpha = alpha / alpha.sum()
         self.estimators_ = estimators
         self.estimator_weights_ = np.array(weights)
         self.estimator_errors_ = np.array(errors)
         self.sample_weights_ = np.array(history)
+        self.training_misses_ = np.array(missed, dtype=bool).reshape(len(missed), len(codes))
         self.final_sample_weight_ = alpha
 
     def _round_fitter(self, X, X_enc, codes):

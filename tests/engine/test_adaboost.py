@@ -73,6 +73,21 @@ def test_sample_weights_sum_to_one_each_round():
     assert math.isclose(ada.final_sample_weight_.sum(), 1.0, rel_tol=1e-12)
 
 
+@pytest.mark.parametrize("depth", [1, 2])
+def test_training_misses_are_each_learners_wrong_rows(depth):
+    """The rows each kept round's learner got wrong, as the fit weighed them, are the
+    rows its own prediction gets wrong; their weighted share is ε_t."""
+    X, y = _three_classes()
+    ada = AdaBoostClassifier(estimator=DecisionTreeClassifier(max_depth=depth),
+                             n_estimators=15).fit(X, y)
+    assert ada.training_misses_.shape == (len(ada.estimators_), len(y))
+    for t, predicted in enumerate(ada.learner_predictions(X)):
+        np.testing.assert_array_equal(ada.training_misses_[t], predicted != y)
+        alpha = ada.sample_weights_[t]
+        assert math.isclose(alpha[ada.training_misses_[t]].sum() / alpha.sum(),
+                            ada.estimator_errors_[t], rel_tol=1e-12)
+
+
 def test_hand_worked_six_points():
     X = np.array([[1.0], [2.0], [3.0], [4.0], [5.0], [6.0]])
     y = np.array([1, 1, -1, -1, 1, 1])
