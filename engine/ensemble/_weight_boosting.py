@@ -44,8 +44,8 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         The normalised point weights :math:`\\alpha_i` round t's learner was trained with
         (row 0: the uniform start, or the normalised ``sample_weight``).
     training_misses_ : ndarray of bool, shape (n_rounds, n_samples)
-        Which training rows round t's learner got wrong: :math:`1\{\hat f_t(x_i) \ne y_i\}`,
-        the indicator :math:`\varepsilon_t` weighs by :math:`\alpha_i`.
+        Which training rows round t's learner got wrong: :math:`1\\{\\hat f_t(x_i) \\ne y_i\\}`,
+        the indicator :math:`\\varepsilon_t` weighs by :math:`\\alpha_i`.
     final_sample_weight_ : ndarray, shape (n_samples,)
         The normalised :math:`\\alpha_i` after the last round's update.
     feature_importances_ : ndarray, shape (n_features,)
