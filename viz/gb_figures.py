@@ -151,12 +151,17 @@ def one_feature_stages(model, X: pd.DataFrame, y, target: str = "y",
     x, y = X.iloc[:, 0].to_numpy(dtype=float), np.asarray(y, dtype=float)
     rows = np.arange(len(x)) if rows is None else np.asarray(rows)
     probability = _is_classifier(model)
+    cuts = _thresholds(model)
+    # Every tree compares x with its thresholds only, so rows with the same thresholds at
+    # or above their x get the same S_t: each such region's stages once, then a lookup.
+    region = np.searchsorted(cuts, x, side="left")
+    at = np.append(cuts, np.nextafter(cuts[-1], np.inf) if len(cuts) else 0.0)
     S, losses = [], []
-    for stage in _stages(model, X):  # one round at a time: only the drawn rows are kept
+    for stage in _stages(model, pd.DataFrame({X.columns[0]: at})):
+        stage = stage[region]
         S.append(stage[rows])
         losses.append(_loss(stage, y, probability))
     low, high = float(x.min()), float(x.max())
-    cuts = _thresholds(model)
     edges = np.concatenate([[low], cuts[(cuts > low) & (cuts < high)], [high]])
     mids = (edges[:-1] + edges[1:]) / 2 if len(edges) > 1 else edges
     grid = pd.DataFrame({X.columns[0]: mids})
