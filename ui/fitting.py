@@ -33,16 +33,24 @@ FIT_JOBS = max(1, min(os.cpu_count() or 1, 4))
 #: next forest ≈ 0.7 s (the first of bench_browser's cold forest pages: 5.3-5.9 s
 #: against 4.8-5.1 s for the next ones).
 WORKER_IDLE_SECONDS = 3600
+#: Niceness the worker processes take (``os.nice``, where the system has it): what they
+#: run is a forest's trees or work done ahead of a click, and when a page's own run in the
+#: server process (or the browser, on a laptop) wants a core at the same time, it comes
+#: first. On an idle machine a niced process runs as fast as any.
+WORKER_NICENESS = 10
 
 
 @contextmanager
 def worker_processes() -> Iterator[None]:
     """Around a forest's fit: its parallel work goes to the server's worker processes,
-    which stay up for :data:`WORKER_IDLE_SECONDS` after their last task. Every fit must
-    use this same setting: joblib replaces its shared workers when it changes."""
+    which stay up for :data:`WORKER_IDLE_SECONDS` after their last task and run at
+    :data:`WORKER_NICENESS`. Every fit must use this same setting: joblib replaces its
+    shared workers when it changes."""
     from joblib import parallel_config
 
-    with parallel_config(backend="loky", idle_worker_timeout=WORKER_IDLE_SECONDS):
+    nice = getattr(os, "nice", None)
+    with parallel_config(backend="loky", idle_worker_timeout=WORKER_IDLE_SECONDS,
+                         initializer=nice, initargs=(WORKER_NICENESS,) if nice else ()):
         yield
 
 
