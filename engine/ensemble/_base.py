@@ -25,9 +25,9 @@ from ..tree._splitter import gather
 from ..tree._tree import NODE_REFERENCES
 
 #: (tree, row) pairs walked at once by :func:`forest_apply`: few enough that every
-#: step's temporaries stay in the CPU cache, enough that the walk's per-call costs are
-#: spread thin.
-PAIRS_PER_CHUNK = 163_840
+#: step's temporaries (about 90 bytes a pair) stay within the few megabytes of cache a
+#: core has to itself, enough that the walk's per-call costs are spread thin.
+PAIRS_PER_CHUNK = 40_960
 #: Bytes of walk tables (:attr:`StackedTrees.walk_code`, ``walk_threshold``, the leaf
 #: marks) one walk gathers from: about a processor core's L2 cache. A larger forest is
 #: walked a group of trees at a time (:attr:`StackedTrees.walk_groups`), so each step's
@@ -296,7 +296,7 @@ def forest_leaves(stacked: StackedTrees, X_enc: np.ndarray):
 #: Per thread, the arrays of its last walk. Fresh arrays cost allocations and, where the
 #: C allocator hands freed memory back to the system (any process that has not called
 #: :func:`engine._memory.keep_freed_memory`, as the app and bench/ do), a page fault for
-#: every page they touch. At most :data:`PAIRS_PER_CHUNK` pairs' worth (about 14 MB) a
+#: every page they touch. At most :data:`PAIRS_PER_CHUNK` pairs' worth (about 4 MB) a
 #: thread, freed with it; a walk writes them before it reads them, and a second walk
 #: under way in the same thread at the same time makes its own.
 _kept = threading.local()
