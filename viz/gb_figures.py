@@ -125,6 +125,13 @@ def _stages(model, X: pd.DataFrame):
                 model.staged_predict(X))
 
 
+def _pseudo_residuals(model, X: pd.DataFrame, y: np.ndarray) -> np.ndarray:
+    """(n_rounds, n_rows) what each round's tree was fitted to, at these rows (a
+    classifier's ``y`` is its 0/1 class indicator)."""
+    labels = y.astype(model.classes_.dtype) if _is_classifier(model) else y
+    return np.array([r[:, 0] for r in model.staged_pseudo_residuals(X, labels)]).reshape(-1, len(y))
+
+
 def _loss(S: np.ndarray, y: np.ndarray, probability: bool) -> float:
     """The mean squared residual of S, or the mean log loss of p = σ(S) on a 0/1 y."""
     if not probability:
@@ -166,7 +173,7 @@ def one_feature_stages(model, X: pd.DataFrame, y, target: str = "y",
     mids = (edges[:-1] + edges[1:]) / 2 if len(edges) > 1 else edges
     grid = pd.DataFrame({X.columns[0]: mids})
     return OneFeatureStages(
-        x=x[rows], y=y[rows], S=np.vstack(S), pseudo=model.residuals_[:, rows],
+        x=x[rows], y=y[rows], S=np.vstack(S), pseudo=_pseudo_residuals(model, X.iloc[rows], y[rows]),
         edges=edges, S_grid=np.vstack(list(_stages(model, grid))), feature=str(X.columns[0]),
         target=target, learning_rate=float(model.learning_rate),
         squared=model.loss == "squared_error", probability=probability,

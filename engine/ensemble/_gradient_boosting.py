@@ -2,10 +2,13 @@
 and :class:`GradientBoostingRegressor`."""
 from __future__ import annotations
 
+import copy
 from collections import deque
 from collections.abc import Iterator
+from itertools import chain, islice
 
 import numpy as np
+import pandas as pd
 
 from .._validation import (
     FeatureEncoder,
@@ -65,7 +68,7 @@ class _BaseGradientBoosting(BaseEstimator):
         self.init_ = np.zeros(1)
         self.estimators_ = np.empty((0, 1), dtype=object)
         self.train_score_ = np.zeros(0)
-        self.residuals_, self.oob_improvement_ = None, None
+        self.huber_deltas_, self.oob_improvement_ = None, None
 
     def _validate_params(self) -> None:
         if not 0 < self.subsample <= 1:
@@ -79,18 +82,18 @@ class _BaseGradientBoosting(BaseEstimator):
         n_inbag = max(1, int(self.subsample * n))
         self.estimators_ = np.empty((self.n_estimators, K), dtype=object)
         self.train_score_ = np.zeros(self.n_estimators)
-        self.residuals_ = np.zeros((self.n_estimators, n)) if K == 1 else None
+        huber = hasattr(self.loss_, "set_delta")
+        self.huber_deltas_ = np.zeros(self.n_estimators) if huber else None
         self.oob_improvement_ = np.zeros(self.n_estimators) if self.subsample < 1 else None
         for t in range(self.n_estimators):
             rows = np.sort(rng.permutation(n)[:n_inbag]) if n_inbag < n else np.arange(n)
             inbag = rows if n_inbag < n else slice(None)  # every row: views, not copies
             oob = np.setdiff1d(np.arange(n), rows) if n_inbag < n else rows[:0]
             before = self.loss_(target[oob], S[oob], w[oob]) if len(oob) else 0.0
-            if hasattr(self.loss_, "set_delta"):  # Huber's δ from all rows, as scikit-learn
+            if huber:  # Huber's δ from all rows, as scikit-learn
                 self.loss_.set_delta(target, S, w)
+                self.huber_deltas_[t] = self.loss_.delta
             r = self.loss_.negative_gradient(target, S)
-            if self.residuals_ is not None:
-                self.residuals_[t] = r[:, 0]
             for k in range(K):
                 tree, leaves = self._fit_tree(X, grower, rows, r[:, k], w)
                 if leaves is None or (leaves < 0).any():  # out-of-bag rows: walk them down
@@ -142,6 +145,22 @@ class _BaseGradientBoosting(BaseEstimator):
             for k, tree in enumerate(trees):
                 S[:, k] += self.learning_rate * tree.tree_.value[self._leaves(tree, X, X_enc), 0]
             yield S.copy()
+
+    def staged_pseudo_residuals(self, X, y) -> Iterator[np.ndarray]:
+        """The pseudo-residuals :math:`r_t = -\\partial L(y, S_{t-1}) / \\partial S` that
+        round t's trees are fitted to, t = 1..n_rounds, at the rows of ``X`` (target
+        ``y``): (n_samples, K) a round. At the training rows they are the fit's own: the
+        scores :math:`S_{t-1}` are added up as the fit adds them, and Huber's δ is the
+        round's (``huber_deltas_``). Nothing per training row is kept in the model."""
+        target = self._target_codes(y)
+        start = np.tile(self.init_, (len(target), 1))
+        stages = chain([start], self._raw_stages(X))
+        for t, S in enumerate(islice(stages, len(self.estimators_))):
+            loss = self.loss_
+            if self.huber_deltas_ is not None:  # a copy: a fitted model is shared, not changed
+                loss = copy.copy(loss)
+                loss.delta = self.huber_deltas_[t]
+            yield loss.negative_gradient(target, S)
 
     def _raw(self, X) -> np.ndarray:
         self._check_is_fitted()
@@ -290,6 +309,15 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
                              "drop those rows or give them weight.")
         return codes
 
+    def _target_codes(self, y) -> np.ndarray:
+        """The class codes (positions in ``classes_``) of labels ``y``."""
+        self._check_is_fitted()
+        codes = pd.Index(self.classes_).get_indexer(np.asarray(y))
+        if (codes < 0).any():
+            unknown = np.asarray(y)[codes < 0][0]
+            raise ValueError(f"y holds {unknown!r}, which is not a class of the model.")
+        return codes
+
     def _make_loss(self):
         if self.n_classes_ == 1:
             return _SingleClass()
@@ -332,9 +360,8 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
 
     Attributes
     ----------
-    residuals_ : ndarray, shape (n_estimators, n_samples)
-        The pseudo-residuals each round's tree was fitted to (all training rows; for the
-        page's pictures: n_estimators × n_samples floats, fine for page-sized data).
+    huber_deltas_ : ndarray or None, shape (n_estimators,)
+        Huber's δ of each round (loss "huber"), for :meth:`staged_pseudo_residuals`.
     %(attributes)s
     Notes
     -----
@@ -354,7 +381,7 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
     >>> gb = gb.fit(X, [1.0, 1.0, 5.0, 5.0])
     >>> np.round(gb.predict([[1.5], [3.5]]), 3).tolist()
     [1.0, 5.0]
-    >>> gb.residuals_[0].tolist()
+    >>> next(gb.staged_pseudo_residuals(X, [1.0, 1.0, 5.0, 5.0]))[:, 0].tolist()
     [-2.0, -2.0, 2.0, 2.0]
     """
 
@@ -376,6 +403,9 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
     def _encode_target(self, y, w) -> np.ndarray:
         if self.loss not in REGRESSION_LOSSES:
             raise ValueError(f"loss must be one of {sorted(REGRESSION_LOSSES)}, got {self.loss!r}.")
+        return check_regression_target(y)
+
+    def _target_codes(self, y) -> np.ndarray:
         return check_regression_target(y)
 
     def _make_loss(self):

@@ -123,9 +123,10 @@ def test_staged_outputs_end_at_the_final_model():
     reg = GradientBoostingRegressor(n_estimators=10).fit(X, y)
     *_, last = reg.staged_predict(X)
     np.testing.assert_allclose(last, reg.predict(X))
-    # residuals_: the first round fits y minus the mean
-    np.testing.assert_allclose(reg.residuals_[0], y - y.mean())
-    assert reg.residuals_.shape == (10, len(y))
+    # the pseudo-residuals: the first round fits y minus the mean
+    residuals = list(reg.staged_pseudo_residuals(X, y))
+    np.testing.assert_allclose(residuals[0][:, 0], y - y.mean())
+    assert len(residuals) == 10 and residuals[0].shape == (len(y), 1)
 
 
 def test_subsample_is_reproducible_and_differs_from_full():
@@ -237,3 +238,27 @@ def _quiet_sklearn_and_strict_numpy():
     with warnings.catch_warnings(), np.errstate(all="raise"):
         warnings.simplefilter("ignore", FutureWarning)
         yield
+
+
+@pytest.mark.parametrize("loss", ["squared_error", "absolute_error", "huber", "log_loss"])
+def test_pseudo_residuals_are_what_each_rounds_tree_was_fitted_to(loss):
+    """Refitting round t's tree to the pseudo-residuals at S_{t-1}, on the training rows,
+    gives its structure (and, for squared error, its leaves; the other losses replace
+    them by their own step): Huber's δ is the round's own."""
+    X, y = _friedman()
+    if loss == "log_loss":
+        y = (y > np.median(y)).astype(int)
+        model = GradientBoostingClassifier(n_estimators=6, max_depth=2, random_state=0)
+    else:
+        model = GradientBoostingRegressor(loss=loss, n_estimators=6, max_depth=2, random_state=0)
+    model.fit(X, y)
+    residuals = list(model.staged_pseudo_residuals(X, y))
+    assert len(residuals) == 6
+    for trees, r in zip(model.estimators_, residuals, strict=True):
+        ref = DecisionTreeRegressor(max_depth=2).fit(X, r[:, 0])
+        for field in ("feature", "threshold", "children_left", "n_node_samples"):
+            np.testing.assert_array_equal(getattr(trees[0].tree_, field), getattr(ref.tree_, field))
+        if loss == "squared_error":
+            np.testing.assert_array_equal(trees[0].tree_.value, ref.tree_.value)
+    if loss == "huber":
+        assert len(np.unique(model.huber_deltas_)) > 1  # δ moves from round to round

@@ -90,7 +90,7 @@ def test_residual_panel_is_minus_the_gradient_and_the_next_tree_fits_it(friedman
     residual = next(tr for tr in fig.data if tr.name == f"residual y − S<sub>{t}</sub>")
     np.testing.assert_allclose(residual.y, y - stages.S[t])
     # Squared error (halved): −∂L/∂S_t = y − S_t is what the engine recorded for round t+1.
-    np.testing.assert_allclose(model.residuals_[t], y - stages.S[t], atol=1e-12)
+    np.testing.assert_allclose(stages.pseudo[t], y - stages.S[t], atol=1e-12)
     tree = next(tr for tr in fig.data if tr.name.startswith(f"tree f<sub>{t + 1}</sub>"))
     step = np.asarray(tree.y[:-1])[segment_of(stages, stages.x)]
     # S_{t+1} = S_t + ν f_{t+1}(x), and each leaf holds the mean residual of its rows.
