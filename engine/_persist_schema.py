@@ -238,7 +238,7 @@ FIELDS = {
 
 #: Fitted attributes deliberately left out of the file (records of the training rows).
 NOT_SAVED = ("inbag_counts_", "estimators_samples_", "oob_decision_function_",
-             "oob_prediction_", "sample_weights_", "training_misses_", "final_sample_weight_",
+             "oob_prediction_", "initial_sample_weight_", "training_misses_", "final_sample_weight_",
              "huber_deltas_", "bins_")
 
 

@@ -12,6 +12,7 @@ Compute-then-draw: ``staged_grid``, ``learner_misses``, ``round_detail`` and the
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import islice
 
 import numpy as np
 import pandas as pd
@@ -140,9 +141,9 @@ def round_detail(model, misses: np.ndarray, t: int) -> RoundDetail:
     -----
     The update: :math:`\\alpha_i \\leftarrow \\alpha_i e^{\\pm\\hat w_t}`, then
     :math:`\\alpha_i \\leftarrow \\alpha_i / Z_t` with :math:`Z_t = \\sum_j \\alpha_j e^{\\pm\\hat w_t}`;
-    the result is the next round's ``sample_weights_`` row.
+    the result is the next round's ``staged_sample_weights`` row.
     """
-    before, miss = model.sample_weights_[t - 1], misses[t - 1]
+    before, miss = next(islice(model.staged_sample_weights(), t - 1, None)), misses[t - 1]
     weight = float(model.estimator_weights_[t - 1])
     scaled = before * np.where(miss, np.exp(weight), np.exp(-weight))
     normaliser = float(scaled.sum())

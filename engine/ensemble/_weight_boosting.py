@@ -42,7 +42,11 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         Weighted error :math:`\\varepsilon_t` of each round.
     sample_weights_ : ndarray, shape (n_rounds, n_samples)
         The normalised point weights :math:`\\alpha_i` round t's learner was trained with
-        (row 0: the uniform start, or the normalised ``sample_weight``).
+        (row 0: :attr:`initial_sample_weight_`). Replayed on each access from the start,
+        the misses and the model weights (:meth:`staged_sample_weights`), the same to the
+        bit as the fit's: the model keeps no rounds × rows floats.
+    initial_sample_weight_ : ndarray, shape (n_samples,)
+        The uniform start, or the normalised ``sample_weight``.
     training_misses_ : ndarray of bool, shape (n_rounds, n_samples)
         Which training rows round t's learner got wrong: :math:`1\\{\\hat f_t(x_i) \\ne y_i\\}`,
         the indicator :math:`\\varepsilon_t` weighs by :math:`\\alpha_i`.
@@ -130,7 +134,8 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
 
     def _boost(self, fit_round, X_enc, codes, alpha, progress=None) -> None:
         K, T = self.n_classes_, int(self.n_estimators)
-        estimators, weights, errors, history, missed = [], [], [], [], []
+        self.initial_sample_weight_ = alpha
+        estimators, weights, errors, missed = [], [], [], []
         for t in range(T):
             if progress is not None:
                 progress(t, T)
@@ -141,7 +146,6 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
                 estimators.append(learner)
                 weights.append(0.5)
                 errors.append(0.0)
-                history.append(alpha)
                 missed.append(miss)
                 break
             if error >= 1.0 - 1.0 / K:  # no better than chance: discard and stop
@@ -153,16 +157,32 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
             estimators.append(learner)
             weights.append(w_hat)
             errors.append(error)
-            history.append(alpha)
             missed.append(miss)
-            alpha = alpha * np.where(miss, np.exp(w_hat), np.exp(-w_hat))
-            alpha = alpha / alpha.sum()
+            alpha = _reweighted(alpha, miss, w_hat)
         self.estimators_ = estimators
         self.estimator_weights_ = np.array(weights)
         self.estimator_errors_ = np.array(errors)
-        self.sample_weights_ = np.array(history)
         self.training_misses_ = np.array(missed, dtype=bool).reshape(len(missed), len(codes))
         self.final_sample_weight_ = alpha
+
+    def staged_sample_weights(self) -> Iterator[np.ndarray]:
+        """The point weights :math:`\\alpha_i` each round's learner was trained with,
+        round by round: the fit's update replayed from :attr:`initial_sample_weight_`
+        with :attr:`training_misses_` and :attr:`estimator_weights_` (a model loaded
+        from a file has neither record, see ``docs/model-format.md``)."""
+        self._check_is_fitted()
+        alpha, rounds = self.initial_sample_weight_, len(self.estimators_)
+        for t in range(rounds):
+            yield alpha
+            if t + 1 < rounds:  # (the last round's update is final_sample_weight_)
+                alpha = _reweighted(alpha, self.training_misses_[t], self.estimator_weights_[t])
+
+    @property
+    def sample_weights_(self) -> np.ndarray:
+        if "training_misses_" not in vars(self):  # not fitted here: no record of the rows
+            raise AttributeError("sample_weights_ is replayed from training_misses_, "
+                                 "which a loaded model does not have.")
+        return np.array(list(self.staged_sample_weights()))
 
     def _round_fitter(self, X, X_enc, codes):
         """A function α -> (fitted learner, its predicted class codes on the training rows)."""
@@ -274,6 +294,15 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         total = sum(w * est.feature_importances_
                     for w, est in zip(self.estimator_weights_, self.estimators_, strict=True))
         return total / self.estimator_weights_.sum()
+
+
+def _reweighted(alpha: np.ndarray, miss: np.ndarray, w_hat: float) -> np.ndarray:
+    """One round's update of the point weights: :math:`\\alpha_i e^{\\hat w_t}` where the
+    learner missed, :math:`\\alpha_i e^{-\\hat w_t}` elsewhere, normalised to sum 1. The
+    fit and :meth:`AdaBoostClassifier.staged_sample_weights` both use it, so the replayed
+    weights are the fit's to the bit."""
+    alpha = alpha * np.where(miss, np.exp(w_hat), np.exp(-w_hat))
+    return alpha / alpha.sum()
 
 
 def _last(stages: Iterator, default=None):

@@ -73,6 +73,36 @@ def test_sample_weights_sum_to_one_each_round():
     assert math.isclose(ada.final_sample_weight_.sum(), 1.0, rel_tol=1e-12)
 
 
+@pytest.mark.parametrize("case", ["uniform", "weighted", "perfect"])
+def test_replayed_weights_are_those_each_learner_was_fitted_with(case, monkeypatch):
+    """The model keeps no rounds × rows weights: ``staged_sample_weights`` replays them,
+    and they are the very arrays the fit handed each round's learner, to the bit."""
+    X, y = _three_classes()
+    weight, rate, rounds = None, 0.7, 20
+    if case == "weighted":
+        weight = np.random.default_rng(0).uniform(0.5, 2.0, len(y))
+    if case == "perfect":  # the third round's learner gets every row right: boosting stops
+        X, y, rate, rounds = X[:, :1], (X[:, 0] > 0).astype(int), 1.0, 10
+    fitted_with = []
+    real = AdaBoostClassifier._round_fitter
+
+    def recording(self, *args):
+        fit_round = real(self, *args)
+        return lambda alpha: (fitted_with.append(alpha.copy()), fit_round(alpha))[1]
+
+    monkeypatch.setattr(AdaBoostClassifier, "_round_fitter", recording)
+    ada = AdaBoostClassifier(n_estimators=rounds, learning_rate=rate).fit(X, y, sample_weight=weight)
+    assert len(fitted_with) == len(ada.estimators_) >= 1
+    if case == "perfect":
+        assert ada.estimator_errors_[-1] == 0.0 and len(ada.estimators_) < rounds
+    replayed = list(ada.staged_sample_weights())
+    assert len(replayed) == len(fitted_with)
+    for mine, theirs in zip(replayed, fitted_with, strict=True):
+        np.testing.assert_array_equal(mine, theirs)
+    np.testing.assert_array_equal(ada.sample_weights_, np.array(fitted_with))
+    assert "sample_weights_" not in vars(ada)  # nothing of rounds × rows floats is kept
+
+
 @pytest.mark.parametrize("depth", [1, 2])
 def test_training_misses_are_each_learners_wrong_rows(depth):
     """The rows each kept round's learner got wrong, as the fit weighed them, are the
