@@ -17,8 +17,9 @@ from ._splitter import Candidates, Level, NumericInput, gather, varies_in_runs
 
 #: Bound on the (row, drawn column) entries a forest's level searches at once: each
 #: entry costs about 80 bytes of sort keys, runs and running sums while it is searched,
-#: so a level's search holds at most ≈ 20 MB however many trees grow in the stack.
-DRAWN_CHUNK_ENTRIES = 250_000
+#: so a level's search holds at most ≈ 6.4 MB however many trees grow in the stack, a
+#: working set a core's caches keep better than larger chunks (see bench/README.md).
+DRAWN_CHUNK_ENTRIES = 80_000
 
 
 def search(inp: NumericInput, features: np.ndarray, allowed: np.ndarray) -> Candidates:
