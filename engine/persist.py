@@ -33,8 +33,8 @@ A model file is one JSON object::
   grid of trees is ``{"type": "grid", "shape": [T, K], "items": [[...], ...]}``.
 
 Not saved: records of the *training rows* — bootstrap counts (``inbag_counts_``,
-``estimators_samples_``), OOB predictions per row, AdaBoost's per-round sample
-weights, gradient boosting's Huber δ of each round (``huber_deltas_``) and the quantile bins of ``binning="quantile"``
+``estimators_samples_``), OOB predictions per row, AdaBoost's start weights and
+per-round misses (from which its per-round weights are replayed), gradient boosting's Huber δ of each round (``huber_deltas_``) and the quantile bins of ``binning="quantile"``
 (``bins_``). They grow with the training set and are not needed to predict (the
 thresholds are stored); views that draw them need the model fitted in the app.
 

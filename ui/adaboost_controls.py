@@ -93,12 +93,6 @@ def staged_grid(_model, content_hash: str, params: tuple, pair: tuple[str, str],
     return af.staged_grid(_model, _X2)
 
 
-def misses(model) -> np.ndarray:
-    """(n_rounds, n_train) bool: which training rows each round's learner got wrong, as
-    the fit found them (``model`` is fitted on the page's training rows)."""
-    return model.training_misses_
-
-
 @st.cache_data(max_entries=16, show_spinner="Scoring every round…")
 def error_curves(_model, _dataset: Dataset, content_hash: str, params: tuple,
                  columns: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
@@ -144,7 +138,6 @@ def round_view(dataset: Dataset, model, params: dict, features: list[str], style
     else:
         st.info("The picture needs two numeric features and this data has fewer; the "
                 "round's arithmetic below uses all features.")
-    wrong = misses(shown)
     missing = bool(dataset.X_train[shown_columns].isna().to_numpy().any())
 
     model_key = cache_key(dataset, params)
@@ -163,7 +156,7 @@ def round_view(dataset: Dataset, model, params: dict, features: list[str], style
         return questions.alternate(t, error, heavier)
 
     def draw(t: int) -> bool:
-        detail = af.round_detail(shown, wrong, t)
+        detail = af.round_detail(shown, t)
         if not predict.ask(question(t, detail)):
             return False  # the round waits for the student's prediction
         learner = shown.estimators_[t - 1]

@@ -5,7 +5,7 @@ Notation: :math:`\\hat w_t` is the weight of round t's model :math:`\\hat f_t` a
 with area proportional to their weight; the error curve shows training and test error
 against T, next to a single tree.
 
-Compute-then-draw: ``staged_grid``, ``learner_misses``, ``round_detail`` and the
+Compute-then-draw: ``staged_grid``, ``round_detail`` and the
 ``*_table`` functions compute arrays and DataFrames from a fitted
 ``engine.ensemble.AdaBoostClassifier``; the ``*_figure`` functions only draw.
 """
@@ -91,16 +91,6 @@ def _class_index(score: np.ndarray) -> np.ndarray:
     return (score > 0).astype(np.int8) if score.ndim == 1 else np.argmax(score, axis=1)
 
 
-def learner_misses(model, X, y) -> np.ndarray:
-    """Which training rows each round's learner got wrong: bool, shape (n_rounds, n_samples).
-
-    Row t - 1 is :math:`1\\{\\hat f_t(x_i) \\ne y_i\\}`, the indicator that ε_t weighs by α_i.
-    """
-    y = np.asarray(y)
-    return np.array([predicted != y for predicted in model.learner_predictions(X)],
-                    dtype=bool).reshape(len(model.estimators_), len(y))
-
-
 @dataclass(frozen=True)
 class RoundDetail:
     """One round of AdaBoost, with the numbers plugged in.
@@ -134,8 +124,9 @@ class RoundDetail:
         return np.where(self.miss, np.exp(self.weight), np.exp(-self.weight))
 
 
-def round_detail(model, misses: np.ndarray, t: int) -> RoundDetail:
-    """Round ``t`` (1-based) of a fitted AdaBoost, from ``learner_misses``.
+def round_detail(model, t: int) -> RoundDetail:
+    """Round ``t`` (1-based) of an AdaBoost fitted here: its weights before the update
+    (``staged_sample_weights``) and the rows its learner got wrong (``training_misses_``).
 
     Notes
     -----
@@ -143,7 +134,8 @@ def round_detail(model, misses: np.ndarray, t: int) -> RoundDetail:
     :math:`\\alpha_i \\leftarrow \\alpha_i / Z_t` with :math:`Z_t = \\sum_j \\alpha_j e^{\\pm\\hat w_t}`;
     the result is the next round's ``staged_sample_weights`` row.
     """
-    before, miss = next(islice(model.staged_sample_weights(), t - 1, None)), misses[t - 1]
+    before = next(islice(model.staged_sample_weights(), t - 1, None))
+    miss = model.training_misses_[t - 1]
     weight = float(model.estimator_weights_[t - 1])
     scaled = before * np.where(miss, np.exp(weight), np.exp(-weight))
     normaliser = float(scaled.sum())

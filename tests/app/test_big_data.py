@@ -236,7 +236,7 @@ def test_the_round_figure_draws_the_rows_asked_for_sized_against_every_row():
     X = pd.DataFrame(rng.normal(size=(500, 2)), columns=["a", "b"])
     y = np.where(X["a"] + X["b"] + rng.normal(size=500) > 0, "p", "q")
     model = AdaBoostClassifier(n_estimators=3, random_state=0).fit(X, y)
-    detail = af.round_detail(model, af.learner_misses(model, X, y), 2)
+    detail = af.round_detail(model, 2)
     grid = af.staged_grid(model, X)
     rows = np.arange(0, 500, 5)
     every = af.round_figure(grid, 2, X, y, detail)

@@ -183,9 +183,8 @@ def test_the_heavier_group_gains_the_most_weight():
         X = data.X_train.sample(frac=0.8, random_state=seed)
         y = data.y_train.loc[X.index]
         model = AdaBoostClassifier(n_estimators=6, random_state=seed).fit(X, y)
-        misses = af.learner_misses(model, X, y)
         for t in range(1, len(model.estimators_) + 1):
-            detail = af.round_detail(model, misses, t)
+            detail = af.round_detail(model, t)
             learner = model.estimators_[t - 1]
             question = q.heavier_group(learner, detail, y, X, "k")
             if question is None:

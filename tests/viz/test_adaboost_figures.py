@@ -48,9 +48,9 @@ def test_round_figure_sizes_points_by_the_weights_round_t_was_fitted_with(moons)
     model, data = moons
     X2 = data.X_train[["x1", "x2"]]
     grid = af.staged_grid(model, X2, resolution=40)
-    misses = af.learner_misses(model, data.X_train, data.y_train)
+    misses = model.training_misses_
     t = 4
-    detail = af.round_detail(model, misses, t)
+    detail = af.round_detail(model, t)
     fig = af.round_figure(grid, t, X2, data.y_train, detail, af.stump_line(
         model.estimators_[t - 1], ("x1", "x2")), Style())
     alpha = model.sample_weights_[t - 1]
@@ -84,7 +84,7 @@ def test_points_with_a_missing_drawn_value_are_left_out(moons):
     X2 = data.X_train[["x1", "x2"]].copy()
     X2.iloc[:5, 0] = np.nan
     grid = af.staged_grid(model, data.X_train[["x1", "x2"]], resolution=10)
-    detail = af.round_detail(model, af.learner_misses(model, data.X_train, data.y_train), 1)
+    detail = af.round_detail(model, 1)
     fig = af.round_figure(grid, 1, X2, data.y_train, detail)
     assert sum(len(tr.x) for tr in fig.data[1:5]) == len(X2) - 5  # two classes, right/wrong
     assert not fig.layout.shapes  # no line given, none drawn
@@ -126,11 +126,11 @@ def test_staged_grid_refuses_a_model_of_other_columns(iris):
 def test_round_detail_follows_the_formulas(which, request):
     model, data = request.getfixturevalue(which)
     K = len(model.classes_)
-    misses = af.learner_misses(model, data.X_train, data.y_train)
+    misses = model.training_misses_
     assert misses.shape == (len(model.estimators_), len(data.y_train))
     with np.errstate(all="raise"):
         for t in range(1, len(model.estimators_) + 1):
-            d = af.round_detail(model, misses, t)
+            d = af.round_detail(model, t)
             assert d.error == pytest.approx(d.before[d.miss].sum() / d.before.sum())  # ε_t
             w = 0.5 * np.log((1 - d.error) / d.error) + 0.5 * np.log(K - 1)  # SAMME
             assert d.weight == pytest.approx(w)
@@ -145,7 +145,7 @@ def test_round_detail_follows_the_formulas(which, request):
 
 def test_heaviest_table_lists_the_k_heaviest_after_the_update(moons):
     model, data = moons
-    d = af.round_detail(model, af.learner_misses(model, data.X_train, data.y_train), 3)
+    d = af.round_detail(model, 3)
     table = af.heaviest_table(d, data.y_train, data.X_train.index, k=6)
     assert len(table) == 6
     after = table["α_i after (÷ Z_t)"].to_numpy()
@@ -233,7 +233,7 @@ def test_the_weights_picture_stays_svg_however_many_points_it_draws():
     y = pd.Series(np.where(X["a"] + 0.3 * rng.normal(size=n) > 0, "yes", "no"))
     model = AdaBoostClassifier(n_estimators=3).fit(X, y)
     grid = af.staged_grid(model, X, resolution=10)
-    detail = af.round_detail(model, af.learner_misses(model, X, y), 2)
+    detail = af.round_detail(model, 2)
     fig = af.round_figure(grid, 2, X, y, detail)
     markers = [tr for tr in fig.data if tr.type != "heatmap"]
     assert {tr.type for tr in markers} == {"scatter"}

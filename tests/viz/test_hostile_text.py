@@ -253,8 +253,7 @@ def test_boosting_round_figures_escape_names(X, y):
     pair = X[[HOSTILE[0], HOSTILE[2]]]
     boost = AdaBoostClassifier(n_estimators=2, random_state=0).fit(pair, y)
     grid = adaboost_figures.staged_grid(boost, pair, resolution=10)
-    detail = adaboost_figures.round_detail(boost, adaboost_figures.learner_misses(boost, pair, y),
-                                           1)
+    detail = adaboost_figures.round_detail(boost, 1)
     fig = adaboost_figures.round_figure(grid, 1, pair, y, detail)
     assert_verbatim(fig, HOSTILE[0], HOSTILE[2], HOSTILE[1])
 
