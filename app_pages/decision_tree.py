@@ -71,7 +71,7 @@ with views[0]:
         hists = td.node_histograms(model, dataset, X_fit, y_fit, depth_limit) if histograms else None
         dot = tree_to_dot(model, style=tree_style, max_depth=depth_limit, highlight_path=path,
                           test_counts=counts, histograms=hists, missing_features=missing)
-        td.diagram(dot, tree_style, fit=fit)
+        td.diagram(dot, tree_style, place="tree", fit=fit)
         if histograms:
             td.histogram_caption(model, len(X_fit))
         td.downloads(dot)

@@ -3,6 +3,7 @@ import streamlit as st
 
 from ui import data_controls, heading, limits, results, state, url, why
 from ui import forest_controls as fc
+from ui import tree_diagram as td
 from ui.params import cache_key
 from ui.stepper import stepped
 from ui.take_home import take_home
@@ -130,8 +131,8 @@ with views[3]:
                        f"{int((counts == 0).sum()):,} rows out of bag. Class counts in the boxes "
                        "count a row drawn k times k times.")
             st.markdown(chart_css(style), unsafe_allow_html=True)  # numbers only, no user text
-            st.graphviz_chart(tree_to_dot(tree, style=style, max_depth=depth,
-                                          missing_features=missing))
+            td.graphviz(tree_to_dot(tree, style=style, max_depth=depth,
+                                    missing_features=missing), "forest-tree")
             st.plotly_chart(ff.inbag_figure(forest.inbag_counts_, current=b, style=style),
                             width="stretch")
             why.tree_downloads(forest, key, tree=b - 1, name=f"tree {b}")

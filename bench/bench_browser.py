@@ -56,10 +56,15 @@ COUNT_RUNS = """(() => {
     };
     watch();
 })();"""
+#: Settled: a run after the first ``before`` has finished, no element waits for its
+#: content, and every tree diagram has its SVG (the browser lays a diagram out after
+#: the run that sent it, in a new element when it changed).
 SETTLED = """before => {
     const app = document.querySelector('[data-testid="stApp"]');
+    const diagrams = [...document.querySelectorAll('[data-testid="stGraphVizChart"]')];
     return window.__runs > before && app.getAttribute('data-test-script-state') === 'notRunning'
-        && !document.querySelector('[data-testid="stSkeleton"]');
+        && !document.querySelector('[data-testid="stSkeleton"]')
+        && diagrams.every(box => box.querySelector('svg'));
 }"""
 #: A page counts as ready once it has stayed settled this long (a second run, such as a
 #: widget writing its value back, would start within it); the time reported is the

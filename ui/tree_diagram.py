@@ -6,6 +6,7 @@ are cached by the DOT text and made only when a download button is pressed.
 """
 from __future__ import annotations
 
+import hashlib
 import inspect
 from dataclasses import dataclass, replace
 
@@ -210,12 +211,28 @@ def options(label: str):
     return st.expander(label) if state.presentation() else st.container()
 
 
-def diagram(dot: str, style: Style, *, fit: bool = False) -> None:
-    """The diagram at its natural size (scrolling sideways, root in view) or shrunk to fit."""
+def diagram(dot: str, style: Style, *, place: str, fit: bool = False) -> None:
+    """The diagram at its natural size (scrolling sideways, root in view) or shrunk to
+    fit, drawn by :func:`graphviz` under the name ``place``."""
     st.markdown(chart_css(style, fit=fit, framed=state.presentation()),  # numbers, no user text
                 unsafe_allow_html=True)
     st.html(CENTER_ROOT, unsafe_allow_javascript=True, width=1)
-    st.graphviz_chart(dot)
+    graphviz(dot, place)
+
+
+def graphviz(dot: str, place: str) -> None:
+    """``st.graphviz_chart(dot)`` in a container keyed by ``place`` and the DOT itself, so
+    that a changed diagram is drawn by a new element.
+
+    Handed a new DOT in the element that drew the last one, the browser's renderer
+    (d3-graphviz) first samples points along every path of the old and the new drawing,
+    to morph one into the other. Streamlit draws no morph but cannot turn the sampling
+    off, and without a GPU it costs more than the layout itself. A new element draws from
+    nothing. ``place`` tells apart the diagrams of one run, whose DOT may be equal.
+    """
+    digest = hashlib.sha1(dot.encode()).hexdigest()[:16]
+    with st.container(key=f"diagram-{place}-{digest}"):
+        st.graphviz_chart(dot)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -260,7 +277,7 @@ def grow_view(model, style: Style, missing: list[int], ask=None) -> None:
         st.caption(f"After depth {step}: {nodes} {'node' if nodes == 1 else 'nodes'}, "
                    f"{leaves} {'leaf' if leaves == 1 else 'leaves'}.")
         diagram(tree_to_dot(model, tree=grown, style=style, max_depth=6,
-                            missing_features=missing), style)
+                            missing_features=missing), style, place="grown")
         return answered
 
     stepped(draw, first=0, last=int(tree.max_depth), key="dt_step", label="Depth grown so far",
@@ -313,7 +330,7 @@ def chi2_view(dataset: Dataset, key: tuple, chi2_alpha: float, style: Style,
     shown = max(depth_limit, min(deepest, CHI2_MAX_DEPTH))
     dot = tree_to_dot(grown, style=style, max_depth=shown, removed=removed,
                       missing_features=missing)
-    diagram(dot, style)
+    diagram(dot, style, place="chi2")
     table = chi2_removed_table(grown, grown.tree_, chi2_alpha)
     tables.show(table, style=lambda f: f.style.format({"chi2": "{:.3f}", "p_value": "{:.4f}"}),
                 hide_index=True, height=min(400, 38 + 35 * len(table)))

@@ -132,7 +132,7 @@ def show_path(model, dataset: Dataset, features: list[str], edited: pd.DataFrame
     tree_style = td.diagram_style(style)
     st.markdown("**Its path down the tree**")
     td.diagram(tree_to_dot(model, style=tree_style, highlight_path=path, path_only=True,
-                           missing_features=missing), tree_style)
+                           missing_features=missing), tree_style, place="path")
     asked = {features[int(model.tree_.feature[n])] for n in path[:-1]}
     moved = [c for c in changed if c in asked]
     note = (f" The path asks about what you changed: {literal(', '.join(moved))}."

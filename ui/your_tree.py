@@ -246,12 +246,12 @@ def _compare(mine, dataset: Dataset, features: list[str], settings: dict, style)
     left, right = st.columns(2) if side_by_side else (st.container(), st.container())
     left.markdown(f"**Your tree** · {n_leaves} {'leaf' if n_leaves == 1 else 'leaves'}")
     with left:
-        td.diagram(tree_to_dot(mine, style=tree_style), tree_style)
+        td.diagram(tree_to_dot(mine, style=tree_style), tree_style, place="yours")
     left.download_button("Your tree as a model file (JSON)", lambda: model_to_json(mine),
                          file_name="your-tree.json", mime="application/json",
                          on_click="ignore", key="dt_hand_json")
     if theirs is not None:
         right.markdown(f"**The algorithm's tree** · {int(theirs.tree_.n_leaves)} leaves")
         with right:
-            td.diagram(tree_to_dot(theirs, style=tree_style), tree_style)
+            td.diagram(tree_to_dot(theirs, style=tree_style), tree_style, place="theirs")
 

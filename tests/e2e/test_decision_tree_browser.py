@@ -121,10 +121,14 @@ def test_uploaded_csv_with_categories_and_missing_values(page, app_url):
     assert exceptions(page) == []
 
 
+#: Notes the moment a diagram other than the one drawn now is in the page (a changed
+#: diagram is drawn by a new element: ui.tree_diagram.graphviz).
 WATCH = """() => { window.__changed = null;
-    const chart = document.querySelector('[data-testid="stGraphVizChart"]');
-    new MutationObserver(() => { window.__changed ??= performance.now(); })
-        .observe(chart, {subtree: true, childList: true}); }"""
+    const old = document.querySelector('[data-testid="stGraphVizChart"] svg');
+    new MutationObserver(() => {
+        const now = document.querySelector('[data-testid="stGraphVizChart"] svg');
+        if (now && now !== old) window.__changed ??= performance.now();
+    }).observe(document.body, {subtree: true, childList: true}); }"""
 
 
 @pytest.mark.slow
@@ -141,9 +145,8 @@ def test_spambase_parameter_change_redraws_the_diagram(page, app_url):
     assert exceptions(page) == []
     assert node_count(page) == 7  # the depth-2 tree
     print(f"spambase: diagram redrawn {elapsed:.2f} s after the change")
-    # The goal is 1.5 s (measured 1.0-2.3 s here on 2 shared cores at load average 8,
-    # where the script itself took 0.1-0.3 s); this bound only catches a regression
-    # such as refitting uncached or drawing the whole 449-node tree.
+    # The goal is 1.5 s on 2 shared cores; this bound only catches a regression such as
+    # refitting uncached, drawing the whole 449-node tree or redrawing in the old element.
     assert elapsed < 6.0
 
 
