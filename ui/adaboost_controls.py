@@ -130,7 +130,7 @@ def round_view(dataset: Dataset, model, params: dict, features: list[str], style
             shown, shown_columns = pair_model, list(pair)
         X2 = dataset.X_train[list(pair)]
         grid = staged_grid(pair_model, *cache_key(dataset, params), pair, X2)
-        rows = dc.drawn_rows(dataset, dataset.y_train)
+        rows = dc.drawn_rows(dataset, dataset.y_train, dc.STEPPED_POINTS)
         picture = (grid, X2, pair, rows)
         _picture_caption(dataset, pair_model is model, shown is model, pair)
         if len(rows) < len(X2):

@@ -228,6 +228,9 @@ def rows_note(dataset) -> str:
 #: model is fitted on every row, but 150,000 points would slow the browser and bury the
 #: boundary under them.
 POINTS_DRAWN = 3_000
+#: Training points at most of a picture that a stepper redraws at every step (a
+#: boosting round, Play): fewer, since each step redraws every one of them.
+STEPPED_POINTS = 900
 
 
 @dataclass(frozen=True)

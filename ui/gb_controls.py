@@ -147,7 +147,8 @@ def one_feature(_dataset: Dataset, content_hash: str, params: tuple, feature: st
         settings = {k: v for k, v in params if k != "loss"}
         model = GradientBoostingClassifier(**settings).fit(X, y.astype(int))
     label = _dataset.target if positive is None else f"1[{_dataset.target} = {positive}]"
-    return gf.one_feature_stages(model, X, y, label, rows=dc.drawn_rows(_dataset, y))
+    return gf.one_feature_stages(model, X, y, label,
+                                 rows=dc.drawn_rows(_dataset, y, dc.STEPPED_POINTS))
 
 
 def shrinkage_values(nu: float) -> list[float]:
@@ -310,7 +311,7 @@ def classification_view(dataset: Dataset, model, key: tuple, style) -> None:
         return
     pair = axis_pair(dataset, numeric, ("gb_fx", "gb_fy"))
     classes = fit_pair(dataset, *key, pair).classes_
-    points = dc.two_feature_points(dataset, list(pair), POINTS_DRAWN)
+    points = dc.two_feature_points(dataset, list(pair), dc.STEPPED_POINTS)
 
     def draw(t: int) -> None:
         grids = pair_grids(dataset, *key, pair)
@@ -322,7 +323,3 @@ def classification_view(dataset: Dataset, model, key: tuple, style) -> None:
     st.caption("A model with the same settings refitted on these two columns only. "
                f"{points.note} Round 0 is S₀, the class priors.")
 
-
-#: Training rows drawn over the round-by-round boundary (a third as many test rows): fewer
-#: than other two-feature charts, since every step of Play redraws them.
-POINTS_DRAWN = 900

@@ -222,12 +222,23 @@ def test_two_feature_points_of_a_small_table_are_every_row():
 def test_a_big_adaboost_round_draws_a_sample_and_says_so():
     at = run_upload("app_pages/adaboost.py", BIG, "big.csv", target="class", ab_rounds="5")
     assert_clean(at)
-    assert "Drawn: 3,000 of 30,000 training rows" in _captions(at)
+    assert "Drawn: 900 of 30,000 training rows" in _captions(at)
     figure = next(spec for spec in (json.loads(c.proto.spec) for c in at.get("plotly_chart"))
                   if spec["layout"]["title"]["text"].startswith("Round 1"))
     drawn = sum(len(values(trace["x"])) for trace in figure["data"]
                 if trace["type"].startswith("scatter") and trace["x"] != [None])
-    assert drawn == data_controls.POINTS_DRAWN
+    assert drawn == data_controls.STEPPED_POINTS  # fewer than a still picture: Play redraws them
+
+
+def test_a_big_boosting_round_draws_a_stepped_sample_and_says_so():
+    at = run_upload("app_pages/gradient_boosting.py", BIG, "big.csv", target="class",
+                    gb_rounds="5")
+    assert_clean(at)
+    assert "Drawn: 900 of 30,000 training rows" in _captions(at)
+    figure = json.loads(at.get("plotly_chart")[0].proto.spec)
+    points = [len(values(trace["x"])) for trace in figure["data"]
+              if trace["name"].startswith(("training rows", "residual"))]
+    assert points == [data_controls.STEPPED_POINTS] * 2  # the rows and their residuals
 
 
 def test_the_round_figure_draws_the_rows_asked_for_sized_against_every_row():
