@@ -104,7 +104,8 @@ with views[2]:
 with views[3]:
     if views[3].open:
         importance = results.show(
-            dataset, model, model.predict(dataset.X_test[features]), style, layout="halves",
+            dataset, model, results.predicted(model, dataset, features, ("ab", *key)), style,
+            layout="halves",
             accuracy_help="Share of {rows} whose predicted class sign(Σ ŵ_t f̂_t(x)) is right.")
         importance.plotly_chart(tf.importance_figure(features, model.feature_importances_, style),
                                 width="stretch")

@@ -117,7 +117,8 @@ with views[3]:
 
 with views[4]:
     if views[4].open:
-        results.show(dataset, model, model.predict(X_test), style)
+        results.show(dataset, model, results.predicted(model, dataset, features, ("dt", *key)),
+                     style)
         st.plotly_chart(tf.importance_figure(features, model.feature_importances_, style),
                         width="stretch")
 

@@ -99,7 +99,7 @@ with views[3]:
 with views[4]:
     if views[4].open:
         model = full_model()
-        predicted = model.predict(dataset.X_test[features])
+        predicted = results.predicted(model, dataset, features, ("gb", *key))
         results.show(dataset, model, predicted, style, layout="compact",
                      extra=[] if classify else [results.mse(dataset, predicted)],
                      r2_help="R² = 1 − Σ(y − S_T)² / Σ(y − ȳ)² on {rows}.")

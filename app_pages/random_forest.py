@@ -157,7 +157,8 @@ with views[4]:
                 f"{forest.oob_score_:.1%}" if classify else f"{forest.oob_score_:.3f}",
                 "The same score on the training rows, each predicted only by the trees "
                 "that did not see it.")]
-        results.show(dataset, forest, forest.predict(X_test), style, layout="side", extra=oob)
+        results.show(dataset, forest, results.predicted(forest, dataset, features, ("rf", *key)),
+                     style, layout="side", extra=oob)
         fc.boundary_view(dataset, params, style)
 
 with views[5]:

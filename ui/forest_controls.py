@@ -35,7 +35,7 @@ from viz import forest_figures as ff
 from viz import tree_figures as tf
 
 from . import data_controls as dc
-from . import predict, questions, url
+from . import predict, questions, results, url
 from .axes import axis_pair, default_pair
 from .params import Control, cache_key, draw_controls, seed
 
@@ -244,15 +244,16 @@ def oob_importance(forest, dataset: Dataset, params: dict, noise: bool = False) 
 
 def prefetch_views(forest, dataset: Dataset, params: dict) -> None:
     """Start in the background what the Results and Importance tabs wait for: the
-    forest on the default pair of features (:func:`pair_grid`), then the OOB
-    permutation importance, so that the tabs open at once."""
-    jobs = []
+    predictions on the scored rows, the forest on the default pair of features
+    (:func:`pair_grid`), then the OOB permutation importance, so that the tabs open at
+    once."""
+    jobs = [results.prediction(forest, dataset, forest_features(dataset),
+                               ("rf", *cache_key(dataset, params)))]
     if len(numeric := _numeric(dataset)) >= 2:
         jobs.append(_pair_grid(dataset, params, default_pair(dataset, numeric)))
     if params["bootstrap"]:
         jobs.append(_importance(forest, dataset, params, noise=False))
-    if jobs:
-        prefetch(*jobs)
+    prefetch(*jobs)
 
 
 def m_grid(p: int, current: int) -> list[int]:

@@ -19,10 +19,24 @@ from viz import tree_figures as tf
 from viz.style import Style
 
 from . import data_controls as dc
+from .fitting import compute_once
 
 #: What the score means, filled in with the rows scored (``{rows}``) and their count (``{n}``).
 ACCURACY_HELP = "Share of {rows} whose predicted class is the true class."
 R2_HELP = "R² = 1 − Σ(y − ŷ)² / Σ(y − ȳ)² on {rows}."
+
+
+def prediction(model, dataset: Dataset, features: Sequence[str], key: tuple):
+    """The key and the computation of ``model``'s predictions on the scored rows, for
+    :func:`predicted` or a page's prefetch. ``key`` names the model: the page's name and
+    its :func:`ui.params.cache_key`."""
+    return ("predicted", *key), lambda: model.predict(dataset.X_test[list(features)])
+
+
+def predicted(model, dataset: Dataset, features: Sequence[str], key: tuple):
+    """``model``'s predictions on the scored rows, computed once per model (see
+    :func:`prediction`) and shared: a rerun of the tab predicts nothing again."""
+    return compute_once(*prediction(model, dataset, features, key), "Predicting the scored rows")
 
 
 @dataclass(frozen=True)

@@ -188,6 +188,31 @@ def test_the_results_tab_takes_the_boundary_forest_fitted_in_the_background(monk
                for c in at.get("plotly_chart"))
 
 
+def test_the_results_tab_takes_the_predictions_made_in_the_background(monkeypatch):
+    """After the forest page is drawn, the forest's predictions on the test rows are made
+    ahead; the Results tab, and every rerun of it, scores them without predicting again."""
+    assert fitting.prefetch_idle(timeout=60)  # an earlier page's prefetch: not counted
+    predicted, original = [], RandomForestClassifier.predict
+
+    def predict(self, X, *args, **kwargs):
+        if self.oob_score:  # the page's forest, not the one on two features
+            predicted.append(len(X))
+        return original(self, X, *args, **kwargs)
+    monkeypatch.setattr(RandomForestClassifier, "predict", predict)
+    query = dict(data="two_moons", rf_trees="6", seed="918")  # fitted here only
+    at = run_app("app_pages/random_forest.py", **query)
+    assert_clean(at)
+    assert fitting.prefetch_idle(timeout=60)
+    assert len(predicted) == 1  # the test rows, ahead of the tab
+    n_test = predicted[0]
+    at = run_app("app_pages/random_forest.py", **query, rf_view="Results")
+    assert_clean(at)
+    at.run()
+    assert_clean(at)
+    assert predicted == [n_test]
+    assert [m.label for m in at.metric][:1] == ["Test accuracy"]
+
+
 def test_a_background_fit_runs_in_a_worker_process_and_comes_back_fitted():
     X, y = _table(300).drop(columns="class"), _table(300)["class"]
     here = GradientBoostingClassifier(n_estimators=5, random_state=0).fit(X, y)
