@@ -139,4 +139,5 @@ with views[8]:
     if views[8].open:
         your_tree.view(dataset, features, params, style)
 
+tc.prefetch_views(model, dataset, *key)  # after the open view is drawn: not in its way
 take_home(model, dataset, features, "dt")

@@ -16,7 +16,7 @@ from engine.data import Dataset
 from engine.inspection import split_candidates
 from engine.tree import DecisionTreeClassifier, DecisionTreeRegressor, cut_to_depth
 from engine.tree._prune import choose_ccp_alpha_cv
-from ui.fitting import compute_once, fitted_model
+from ui.fitting import compute_once, fitted_model, prefetch
 from viz import tree_figures as tf
 from viz.tree_dot import node_title
 
@@ -121,10 +121,40 @@ def fit_pair(_dataset: Dataset, content_hash: str, params: tuple, pair: tuple[st
                                                       _dataset.y_train)
 
 
+def _root_candidates(model, dataset: Dataset, content_hash: str, params: tuple):
+    """The key and the computation of the root's candidate table (see :func:`candidates`)."""
+    def compute() -> pd.DataFrame:
+        X, y = training_rows(dataset)
+        return split_candidates(model, 0, X, y)
+    return ("candidates", content_hash, params, 0), compute
+
+
 @st.cache_data(max_entries=32, show_spinner="Scoring every candidate split…")
-def candidates(_model, _dataset: Dataset, content_hash: str, params: tuple, node: int) -> pd.DataFrame:
+def _node_candidates(_model, _dataset: Dataset, content_hash: str, params: tuple,
+                     node: int) -> pd.DataFrame:
     X, y = training_rows(_dataset)
     return split_candidates(_model, node, X, y)
+
+
+def candidates(model, dataset: Dataset, content_hash: str, params: tuple,
+               node: int) -> pd.DataFrame:
+    """Every split ``node`` of the tree could make, scored on the training rows; read-only.
+
+    The root's table, where "Show your working" opens, is kept with the fitted models and
+    made ahead by :func:`prefetch_views`; another node's is computed when it is chosen and
+    kept in a bounded cache.
+    """
+    if node == 0:
+        return compute_once(*_root_candidates(model, dataset, content_hash, params),
+                            "Scoring every candidate split")
+    return _node_candidates(model, dataset, content_hash, params, node)
+
+
+def prefetch_views(model, dataset: Dataset, content_hash: str, params: tuple) -> None:
+    """Start in the background what "Show your working" opens on: the root's candidate
+    table (classification trees; a regression tree has none)."""
+    if dataset.task == "classification":
+        prefetch(_root_candidates(model, dataset, content_hash, params))
 
 
 @st.cache_data(max_entries=16, show_spinner="Cross-validating the pruning path (5 folds)…")

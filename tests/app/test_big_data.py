@@ -16,6 +16,7 @@ from tests.app.test_hostile_uploads import csv, run_upload
 from tests.app.test_pages import assert_clean, run_app
 from ui import data_controls, fitting, limits
 from ui import forest_controls as fc
+from ui import tree_controls as tc
 
 
 def _table(n_rows: int, seed: int = 0) -> pd.DataFrame:
@@ -211,6 +212,27 @@ def test_the_results_tab_takes_the_predictions_made_in_the_background(monkeypatc
     assert_clean(at)
     assert predicted == [n_test]
     assert [m.label for m in at.metric][:1] == ["Test accuracy"]
+
+
+def test_show_your_working_opens_on_the_root_table_scored_in_the_background(monkeypatch):
+    """After the tree page is drawn, the root's candidate splits are scored ahead; the
+    "Show your working" tab, which opens on the root, then scores nothing again."""
+    assert fitting.prefetch_idle(timeout=60)  # an earlier page's prefetch: not counted
+    scored, original = [], tc.split_candidates
+
+    def split_candidates(model, node, *args, **kwargs):
+        scored.append(node)
+        return original(model, node, *args, **kwargs)
+    monkeypatch.setattr(tc, "split_candidates", split_candidates)
+    query = dict(data="two_moons", dt_max_depth="4", seed="919")  # fitted here only
+    at = run_app("app_pages/decision_tree.py", **query)
+    assert_clean(at)
+    assert fitting.prefetch_idle(timeout=60)
+    assert scored == [0]
+    at = run_app("app_pages/decision_tree.py", **query, dt_view="Show your working")
+    assert_clean(at)
+    assert scored == [0]
+    assert any("Every split the learner could make here" in m.value for m in at.markdown)
 
 
 def test_a_background_fit_runs_in_a_worker_process_and_comes_back_fitted():
