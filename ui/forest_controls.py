@@ -244,13 +244,14 @@ def oob_importance(forest, dataset: Dataset, params: dict, noise: bool = False) 
 
 def prefetch_views(forest, dataset: Dataset, params: dict) -> None:
     """Start in the background what the Results and Importance tabs wait for: the
-    predictions on the scored rows, the forest on the default pair of features
-    (:func:`pair_grid`), then the OOB permutation importance, so that the tabs open at
-    once."""
-    jobs = [results.prediction(forest, dataset, forest_features(dataset),
-                               ("rf", *cache_key(dataset, params)))]
+    forest on the default pair of features (:func:`pair_grid`, the longest), the
+    predictions on the scored rows, then the OOB permutation importance, so that the
+    tabs open at once."""
+    jobs = []
     if len(numeric := _numeric(dataset)) >= 2:
         jobs.append(_pair_grid(dataset, params, default_pair(dataset, numeric)))
+    jobs.append(results.prediction(forest, dataset, forest_features(dataset),
+                                   ("rf", *cache_key(dataset, params))))
     if params["bootstrap"]:
         jobs.append(_importance(forest, dataset, params, noise=False))
     prefetch(*jobs)

@@ -22,7 +22,7 @@ from viz.tree_dot import node_title
 
 from . import data_controls as dc
 from . import state, tables, url
-from .axes import axis_pair
+from .axes import axis_pair, default_pair
 from .params import Control, cache_key, classification, draw_controls
 
 CLASSIFICATION_CRITERIA = ["gini", "entropy", "misclassification", "gain_ratio"]
@@ -114,11 +114,22 @@ def fit_tree(dataset: Dataset, content_hash: str, params: tuple):
     return compute_once(("tree", content_hash, params), grow, "Growing the tree")
 
 
-@st.cache_resource(max_entries=16, show_spinner="Fitting a tree on the two features…")
-def fit_pair(_dataset: Dataset, content_hash: str, params: tuple, pair: tuple[str, str]):
-    """A tree with the same parameters on just two columns (for the decision boundary)."""
-    return _estimator(_dataset.task, dict(params)).fit(_dataset.X_train[list(pair)],
-                                                      _dataset.y_train)
+def _pair(dataset: Dataset, content_hash: str, params: tuple, pair: tuple[str, str]):
+    """The key and the computation of a tree with the same parameters on just two
+    columns (for the decision boundary)."""
+    pair = tuple(pair)
+
+    def fit():
+        return _estimator(dataset.task, dict(params)).fit(dataset.X_train[list(pair)],
+                                                          dataset.y_train)
+    return ("tree-pair", content_hash, params, pair), fit
+
+
+def fit_pair(dataset: Dataset, content_hash: str, params: tuple, pair: tuple[str, str]):
+    """:func:`_pair`'s tree, fitted once and shared (see :func:`prefetch_views`).
+    Raises ValueError."""
+    return compute_once(*_pair(dataset, content_hash, params, pair),
+                        "Fitting a tree on the two features")
 
 
 def _root_candidates(model, dataset: Dataset, content_hash: str, params: tuple):
@@ -151,10 +162,16 @@ def candidates(model, dataset: Dataset, content_hash: str, params: tuple,
 
 
 def prefetch_views(model, dataset: Dataset, content_hash: str, params: tuple) -> None:
-    """Start in the background what "Show your working" opens on: the root's candidate
-    table (classification trees; a regression tree has none)."""
+    """Start in the background what the "Decision boundary" and "Show your working" tabs
+    open on: the tree on the default pair of numeric features (the shorter job), then
+    the root's candidate table (classification trees; a regression tree has none)."""
+    jobs = []
+    if len(numeric := _numeric(dataset)) >= 2:
+        jobs.append(_pair(dataset, content_hash, params, default_pair(dataset, numeric)))
     if dataset.task == "classification":
-        prefetch(_root_candidates(model, dataset, content_hash, params))
+        jobs.append(_root_candidates(model, dataset, content_hash, params))
+    if jobs:
+        prefetch(*jobs)
 
 
 @st.cache_data(max_entries=16, show_spinner="Cross-validating the pruning path (5 folds)…")
@@ -260,9 +277,14 @@ def complexity_view(model, dataset: Dataset, key: tuple, style) -> None:
                     "to see that tree.")
 
 
+def _numeric(dataset: Dataset) -> list[str]:
+    """The tree's numeric features, the ones a decision boundary can be drawn on."""
+    return [c for c in tree_features(dataset) if dataset.feature_kinds.get(c) == "numeric"]
+
+
 def boundary_view(dataset: Dataset, key: tuple, style) -> None:
     """A tree on two chosen numeric features: its axis-parallel regions and the points."""
-    numeric = [c for c in tree_features(dataset) if dataset.feature_kinds.get(c) == "numeric"]
+    numeric = _numeric(dataset)
     if len(numeric) < 2:
         st.info("The decision boundary needs two numeric features; this data has fewer.")
         return

@@ -11,6 +11,7 @@ import pytest
 
 from engine.data import Dataset
 from engine.ensemble import AdaBoostClassifier, GradientBoostingClassifier, RandomForestClassifier
+from engine.tree import DecisionTreeClassifier
 from tests.app.test_gradient_boosting_page import values
 from tests.app.test_hostile_uploads import csv, run_upload
 from tests.app.test_pages import assert_clean, run_app
@@ -233,6 +234,29 @@ def test_show_your_working_opens_on_the_root_table_scored_in_the_background(monk
     assert_clean(at)
     assert scored == [0]
     assert any("Every split the learner could make here" in m.value for m in at.markdown)
+
+
+def test_the_decision_boundary_tab_takes_the_tree_fitted_in_the_background(monkeypatch):
+    """After the tree page is drawn, the tree on the default pair of features is fitted
+    ahead; the Decision boundary tab then draws its regions without fitting it again."""
+    assert fitting.prefetch_idle(timeout=60)  # an earlier page's prefetch: not counted
+    pair_fits, original = [], DecisionTreeClassifier.fit
+
+    def fit(self, X, *args, **kwargs):
+        if X.shape[1] == 2:
+            pair_fits.append(sorted(X.columns))
+        return original(self, X, *args, **kwargs)
+    monkeypatch.setattr(DecisionTreeClassifier, "fit", fit)
+    query = dict(data="iris", dt_max_depth="3", seed="920")  # fitted here only
+    at = run_app("app_pages/decision_tree.py", **query)
+    assert_clean(at)
+    assert fitting.prefetch_idle(timeout=60)
+    assert len(pair_fits) == 1
+    at = run_app("app_pages/decision_tree.py", **query, dt_view="Decision boundary")
+    assert_clean(at)
+    assert len(pair_fits) == 1
+    assert any(c.proto.spec and "Decision regions of a tree" in c.proto.spec
+               for c in at.get("plotly_chart"))
 
 
 def test_a_background_fit_runs_in_a_worker_process_and_comes_back_fitted():
