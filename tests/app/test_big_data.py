@@ -166,26 +166,41 @@ def test_fewer_trees_are_the_grown_forests_first_and_more_continue_it(monkeypatc
     assert grown == [(0, 12), (12, 20)] and cut == [(12, 5)]
 
 
+def _counted(monkeypatch, owner, name: str, noted) -> list:
+    """Calls of ``owner.name`` from now on: ``noted(*args)`` for each, unless it is None."""
+    calls, original = [], getattr(owner, name)
+
+    def counting(*args, **kwargs):
+        if (note := noted(*args)) is not None:
+            calls.append(note)
+        return original(*args, **kwargs)
+    monkeypatch.setattr(owner, name, counting)
+    return calls
+
+
+def _ahead_then_opened(page: str, query: dict, view: dict, calls: list):
+    """``page`` drawn with ``query`` and its background work finished, then drawn again
+    with the tab ``view`` open: the calls made by then, and the app with the tab."""
+    at = run_app(page, **query)
+    assert_clean(at)
+    assert fitting.prefetch_idle(timeout=60)
+    ahead = list(calls)
+    at = run_app(page, **query, **view)
+    assert_clean(at)
+    return ahead, at
+
+
 def test_the_results_tab_takes_the_boundary_forest_fitted_in_the_background(monkeypatch):
     """After the forest page is drawn, the forest on the default pair of features is
     fitted ahead; the Results tab then draws its regions without fitting it again."""
     assert fitting.prefetch_idle(timeout=60)  # an earlier page's prefetch: not counted, not in the way
     monkeypatch.setattr(fitting, "FIT_JOBS", 1)  # fits in this process, where they are counted
-    pair_fits, original_fit = [], RandomForestClassifier.fit
-
-    def fit(self, X, *args, **kwargs):
-        if not self.oob_score:  # the forest on two features
-            pair_fits.append(list(X.columns))
-        return original_fit(self, X, *args, **kwargs)
-    monkeypatch.setattr(RandomForestClassifier, "fit", fit)
-    query = dict(data="two_moons", rf_trees="7", seed="917")  # fitted here only
-    at = run_app("app_pages/random_forest.py", **query)
-    assert_clean(at)
-    assert fitting.prefetch_idle(timeout=60)
-    assert len(pair_fits) == 1 and sorted(pair_fits[0]) == ["x1", "x2"]
-    at = run_app("app_pages/random_forest.py", **query, rf_view="Results")
-    assert_clean(at)
-    assert len(pair_fits) == 1
+    pair_fits = _counted(monkeypatch, RandomForestClassifier, "fit",  # the forest on two features
+                         lambda forest, X, *_: None if forest.oob_score else sorted(X.columns))
+    ahead, at = _ahead_then_opened("app_pages/random_forest.py",
+                                   dict(data="two_moons", rf_trees="7", seed="917"),  # fitted here only
+                                   dict(rf_view="Results"), pair_fits)
+    assert ahead == pair_fits == [["x1", "x2"]]
     assert any(c.proto.spec and "Decision regions of a forest" in c.proto.spec
                for c in at.get("plotly_chart"))
 
@@ -194,24 +209,14 @@ def test_the_results_tab_takes_the_predictions_made_in_the_background(monkeypatc
     """After the forest page is drawn, the forest's predictions on the test rows are made
     ahead; the Results tab, and every rerun of it, scores them without predicting again."""
     assert fitting.prefetch_idle(timeout=60)  # an earlier page's prefetch: not counted
-    predicted, original = [], RandomForestClassifier.predict
-
-    def predict(self, X, *args, **kwargs):
-        if self.oob_score:  # the page's forest, not the one on two features
-            predicted.append(len(X))
-        return original(self, X, *args, **kwargs)
-    monkeypatch.setattr(RandomForestClassifier, "predict", predict)
-    query = dict(data="two_moons", rf_trees="6", seed="918")  # fitted here only
-    at = run_app("app_pages/random_forest.py", **query)
-    assert_clean(at)
-    assert fitting.prefetch_idle(timeout=60)
-    assert len(predicted) == 1  # the test rows, ahead of the tab
-    n_test = predicted[0]
-    at = run_app("app_pages/random_forest.py", **query, rf_view="Results")
-    assert_clean(at)
+    predicted = _counted(monkeypatch, RandomForestClassifier, "predict",  # not the pair forest
+                         lambda forest, X, *_: len(X) if forest.oob_score else None)
+    ahead, at = _ahead_then_opened("app_pages/random_forest.py",
+                                   dict(data="two_moons", rf_trees="6", seed="918"),
+                                   dict(rf_view="Results"), predicted)
     at.run()
     assert_clean(at)
-    assert predicted == [n_test]
+    assert len(ahead) == 1 and predicted == ahead  # the test rows, ahead of the tab
     assert [m.label for m in at.metric][:1] == ["Test accuracy"]
 
 
@@ -219,20 +224,11 @@ def test_show_your_working_opens_on_the_root_table_scored_in_the_background(monk
     """After the tree page is drawn, the root's candidate splits are scored ahead; the
     "Show your working" tab, which opens on the root, then scores nothing again."""
     assert fitting.prefetch_idle(timeout=60)  # an earlier page's prefetch: not counted
-    scored, original = [], tc.split_candidates
-
-    def split_candidates(model, node, *args, **kwargs):
-        scored.append(node)
-        return original(model, node, *args, **kwargs)
-    monkeypatch.setattr(tc, "split_candidates", split_candidates)
-    query = dict(data="two_moons", dt_max_depth="4", seed="919")  # fitted here only
-    at = run_app("app_pages/decision_tree.py", **query)
-    assert_clean(at)
-    assert fitting.prefetch_idle(timeout=60)
-    assert scored == [0]
-    at = run_app("app_pages/decision_tree.py", **query, dt_view="Show your working")
-    assert_clean(at)
-    assert scored == [0]
+    scored = _counted(monkeypatch, tc, "split_candidates", lambda model, node, *_: node)
+    ahead, at = _ahead_then_opened("app_pages/decision_tree.py",
+                                   dict(data="two_moons", dt_max_depth="4", seed="919"),
+                                   dict(dt_view="Show your working"), scored)
+    assert ahead == scored == [0]
     assert any("Every split the learner could make here" in m.value for m in at.markdown)
 
 
@@ -240,21 +236,12 @@ def test_the_decision_boundary_tab_takes_the_tree_fitted_in_the_background(monke
     """After the tree page is drawn, the tree on the default pair of features is fitted
     ahead; the Decision boundary tab then draws its regions without fitting it again."""
     assert fitting.prefetch_idle(timeout=60)  # an earlier page's prefetch: not counted
-    pair_fits, original = [], DecisionTreeClassifier.fit
-
-    def fit(self, X, *args, **kwargs):
-        if X.shape[1] == 2:
-            pair_fits.append(sorted(X.columns))
-        return original(self, X, *args, **kwargs)
-    monkeypatch.setattr(DecisionTreeClassifier, "fit", fit)
-    query = dict(data="iris", dt_max_depth="3", seed="920")  # fitted here only
-    at = run_app("app_pages/decision_tree.py", **query)
-    assert_clean(at)
-    assert fitting.prefetch_idle(timeout=60)
-    assert len(pair_fits) == 1
-    at = run_app("app_pages/decision_tree.py", **query, dt_view="Decision boundary")
-    assert_clean(at)
-    assert len(pair_fits) == 1
+    pair_fits = _counted(monkeypatch, DecisionTreeClassifier, "fit",
+                         lambda tree, X, *_: sorted(X.columns) if X.shape[1] == 2 else None)
+    ahead, at = _ahead_then_opened("app_pages/decision_tree.py",
+                                   dict(data="iris", dt_max_depth="3", seed="920"),
+                                   dict(dt_view="Decision boundary"), pair_fits)
+    assert len(ahead) == 1 and pair_fits == ahead
     assert any(c.proto.spec and "Decision regions of a tree" in c.proto.spec
                for c in at.get("plotly_chart"))
 
