@@ -42,7 +42,7 @@ def boost_features(dataset: Dataset) -> list[str]:
 
 
 def numeric_features(dataset: Dataset) -> list[str]:
-    return [c for c in boost_features(dataset) if dataset.feature_kinds.get(c) == "numeric"]
+    return dc.numeric_of(dataset, boost_features(dataset))
 
 
 #: The boosting parameters, in the sidebar's order (see ``ui.params``); ``max_depth`` is

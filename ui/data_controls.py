@@ -223,6 +223,12 @@ def rows_note(dataset) -> str:
     return f"{len(dataset.y_train):,} training rows, {len(dataset.y_test):,} test rows"
 
 
+def numeric_of(dataset, columns) -> list[str]:
+    """The numeric ones of ``columns`` (a model's features): what a two-feature picture
+    can be drawn on."""
+    return [c for c in columns if dataset.feature_kinds.get(c) == "numeric"]
+
+
 #: Training points a two-feature chart draws at most (a third as many test points). Beyond
 #: it a seeded sample, each class by its share, is drawn, and the caption says so: the
 #: model is fitted on every row, but 150,000 points would slow the browser and bury the

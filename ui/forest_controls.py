@@ -354,7 +354,7 @@ def importance_view(dataset: Dataset, params: dict, style) -> None:
 
 def _numeric(dataset: Dataset) -> list[str]:
     """The numeric features, the ones a two-feature picture can draw."""
-    return [c for c in forest_features(dataset) if dataset.feature_kinds.get(c) == "numeric"]
+    return dc.numeric_of(dataset, forest_features(dataset))
 
 
 def _pair_grid(dataset: Dataset, params: dict, pair: tuple[str, str]):

@@ -48,7 +48,7 @@ def features(dataset: Dataset) -> list[str]:
 
 
 def numeric_features(dataset: Dataset) -> list[str]:
-    return [c for c in features(dataset) if dataset.feature_kinds.get(c) == "numeric"]
+    return dc.numeric_of(dataset, features(dataset))
 
 
 #: The boosting parameters, in the sidebar's order (see ``ui.params``); ``loss`` is the

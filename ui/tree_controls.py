@@ -279,7 +279,7 @@ def complexity_view(model, dataset: Dataset, key: tuple, style) -> None:
 
 def _numeric(dataset: Dataset) -> list[str]:
     """The tree's numeric features, the ones a decision boundary can be drawn on."""
-    return [c for c in tree_features(dataset) if dataset.feature_kinds.get(c) == "numeric"]
+    return dc.numeric_of(dataset, tree_features(dataset))
 
 
 def boundary_view(dataset: Dataset, key: tuple, style) -> None:
