@@ -84,6 +84,7 @@ def test_big_boosting_shuffles_a_sample_of_the_test_rows_and_says_so():
 
 
 def test_the_boosting_model_is_fitted_ahead_while_the_round_view_is_read(fits):
+    assert fitting.prefetch_idle(timeout=60)  # an earlier page's prefetch would skip this one
     at = run_app("app_pages/gradient_boosting.py", data="two_moons", gb_rounds="9", seed="915")
     assert_clean(at)
     assert fitting.prefetch_idle(timeout=30)
