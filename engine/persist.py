@@ -34,9 +34,11 @@ A model file is one JSON object::
 
 Not saved: records of the *training rows* — bootstrap counts (``inbag_counts_``,
 ``estimators_samples_``), OOB predictions per row, AdaBoost's start weights and
-per-round misses (from which its per-round weights are replayed), gradient boosting's Huber δ of each round (``huber_deltas_``) and the quantile bins of ``binning="quantile"``
-(``bins_``). They grow with the training set and are not needed to predict (the
-thresholds are stored); views that draw them need the model fitted in the app.
+per-round misses (from which its per-round weights are replayed), gradient boosting's
+Huber δ of each round (``huber_deltas_``) and the quantile bins of
+``binning="quantile"`` (``bins_``). They grow with the training set and are not needed
+to predict (the thresholds are stored); views that draw them need the model fitted in
+the app.
 
 Loading checks everything: field names and types, shapes that agree (tree arrays of
 one length, child indices inside the tree, ``value`` columns = classes, members with

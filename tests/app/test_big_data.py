@@ -198,9 +198,9 @@ def test_the_results_tab_takes_the_boundary_forest_fitted_in_the_background(monk
     monkeypatch.setattr(fitting, "FIT_JOBS", 1)  # fits in this process, where they are counted
     pair_fits = _counted(monkeypatch, RandomForestClassifier, "fit",  # the forest on two features
                          lambda forest, X, *_: None if forest.oob_score else sorted(X.columns))
-    ahead, at = _ahead_then_opened("app_pages/random_forest.py",
-                                   dict(data="two_moons", rf_trees="7", seed="917"),  # fitted here only
-                                   dict(rf_view="Results"), pair_fits)
+    query = dict(data="two_moons", rf_trees="7", seed="917")  # fitted here only
+    ahead, at = _ahead_then_opened("app_pages/random_forest.py", query, dict(rf_view="Results"),
+                                   pair_fits)
     assert ahead == pair_fits == [["x1", "x2"]]
     assert any(c.proto.spec and "Decision regions of a forest" in c.proto.spec
                for c in at.get("plotly_chart"))
