@@ -39,10 +39,11 @@ st.caption(f"{T} rounds · trees of depth {params['max_depth']} · "
 data_controls.binning_note(params["binning"])
 
 
-def full_model():
-    """The model on every feature, fitted with a progress bar (cached)."""
+def full_model(partial=None):
+    """The model on every feature, fitted with a progress bar (cached); ``partial``: see
+    ``gc.fit_model``."""
     try:
-        return gc.fit_model(dataset, key)
+        return gc.fit_model(dataset, key, partial=partial)
     except ValueError as error:
         st.error(f"**These settings cannot be fitted.** {error} Change the parameter named "
                  "above in the sidebar.")
@@ -75,11 +76,10 @@ with views[1]:
 
 with views[2]:
     if views[2].open:
-        model = full_model()
+        model = full_model(partial=gc.importance_so_far(features, style))
         st.plotly_chart(tf.importance_figure(features, model.feature_importances_, style),
                         width="stretch")
-        st.caption("Impurity importance: each split's decrease of the squared error of the "
-                   "pseudo-residuals, summed over all trees, normalised to sum 1.")
+        st.caption(gc.IMPORTANCE_CAPTION.format(trees="all trees"))
         if url.bound(st.toggle, "Permutation importance on the test set", key="gb_perm",
                      help=gc.HELP["permutation"]):
             table = gc.permutation(model, dataset, *key)

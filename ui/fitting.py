@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib
 import os
 import threading
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -24,6 +25,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import streamlit as st
+
+from ui.tally import Tally
 
 #: Worker processes for one forest fit. A fit runs once per (data, parameters) and every
 #: session shares it, so it may take the server's cores while it lasts (at most four).
@@ -38,6 +41,9 @@ WORKER_IDLE_SECONDS = 3600
 #: server process (or the browser, on a laptop) wants a core at the same time, it comes
 #: first. On an idle machine a niced process runs as fast as any.
 WORKER_NICENESS = 10
+#: How often a view waiting for a fit that reports to a :class:`~ui.tally.Tally` moves
+#: its bar, and how often it redraws its picture of the fit so far.
+FOLLOW_SECONDS, REDRAW_SECONDS = 0.5, 1.0
 
 
 @contextmanager
@@ -88,6 +94,7 @@ def in_worker(function: Callable[..., Any], *args) -> Any:
 class _Slot:
     lock: threading.Lock = field(default_factory=threading.Lock)
     model: Any = None
+    tally: Tally | None = None  # set while a :func:`tallied` job fills the slot
 
     def fill(self, make: Callable[[], Any]) -> Any:
         """The model, made by ``make()`` unless someone made it first (waits for a
@@ -163,21 +170,29 @@ def fitted_sizes(family: tuple, key_of: Callable[[int], tuple]) -> dict[int, Any
     return {size: model for size, model in found.items() if model is not None}
 
 
-def fit_once(key: tuple, fit: Callable[[Callable[[int, int], None]], Any], label: str) -> Any:
+def fit_once(key: tuple, fit: Callable[[Callable[[int, int], None]], Any], label: str,
+             partial: Callable[[int, int, Any], None] | None = None) -> Any:
     """The model for ``key``: fitted now by ``fit(progress)`` or shared from before.
 
     ``fit`` receives ``progress(done, total)`` (pass it to the engine's ``fit``); while
     it runs a bar shows ``label`` and the count. While a fit of the same key started
-    elsewhere (a prefetch, another session) finishes, a spinner says so instead: its
-    steps are not seen here, and a bar would stand still. Exceptions from ``fit`` propagate and
-    leave the slot empty, so the next attempt fits again.
+    elsewhere finishes: if it is a :func:`tallied` prefetch, the bar follows its steps
+    and ``partial(done, total, numbers)`` (if given) draws the fit so far from its
+    tally's numbers, redrawn as it goes; otherwise (another session's fit) a spinner says
+    so, as its steps are not seen here. Exceptions from ``fit`` propagate and leave the
+    slot empty, so the next attempt fits again.
     """
     slot = _slot(key)
     if slot.model is not None:
         return slot.model
-    if slot.lock.locked():  # fitting ahead or for another session: no steps to show here
+    tally = slot.tally
+    if slot.lock.locked() and tally is not None:
+        _follow(slot, tally, label, partial)
+    if slot.lock.locked():  # fitting for another session: no steps to show here
         with st.spinner(f"{label}: already under way, waiting for it…"):
             return slot.fill(lambda: fit(lambda done, total: None))
+    if slot.model is not None:
+        return slot.model
     bar = st.progress(0.0, text=f"{label}…")
 
     def progress(done: int, total: int) -> None:
@@ -187,6 +202,33 @@ def fit_once(key: tuple, fit: Callable[[Callable[[int, int], None]], Any], label
         return slot.fill(lambda: fit(progress))  # another session fitting it: wait for it
     finally:
         bar.empty()
+
+
+def _follow(slot: _Slot, tally: Tally, label: str,
+            partial: Callable[[int, int, Any], None] | None) -> None:
+    """Until ``slot``'s lock is free: a bar of ``tally``'s steps and ``partial``'s picture
+    of the fit so far, each redrawn when the tally has moved (a picture at most every
+    :data:`REDRAW_SECONDS`). Both are gone on return."""
+    bar, place = st.progress(0.0, text=f"{label}: under way…"), st.empty()
+    steps = drawn = -1
+    last_drawn = 0.0
+    try:
+        while True:
+            done, total, numbers = tally.read()
+            if done != steps and total:
+                bar.progress(min(done / total, 1.0), text=f"{label}: {done} of {total}")
+                steps = done
+            now = time.monotonic()
+            if partial is not None and done not in (0, drawn) and now - last_drawn >= REDRAW_SECONDS:
+                with place.container():
+                    partial(done, total, numbers)
+                drawn, last_drawn = done, now
+            if slot.lock.acquire(timeout=FOLLOW_SECONDS):
+                slot.lock.release()
+                return
+    finally:
+        bar.empty()
+        place.empty()
 
 
 def compute_once(key: tuple, compute: Callable[[], Any], label: str) -> Any:
@@ -229,6 +271,21 @@ def prefetch(*jobs: tuple[tuple, Callable[[], Any]]) -> bool:
             _BACKGROUND_FREE.release()
     _BACKGROUND.submit(run)
     return True
+
+
+def tallied(key: tuple, size: int, compute: Callable[[Tally], Any]) -> tuple[tuple, Callable[[], Any]]:
+    """A :func:`prefetch` job for ``key`` whose ``compute(tally)`` writes its steps (and
+    ``size`` numbers) to a :class:`~ui.tally.Tally` as it goes, which :func:`fit_once`
+    of that key follows meanwhile; the tally is removed when the job ends."""
+    def run() -> Any:
+        slot, tally = _slot(key), Tally(size)
+        slot.tally = tally
+        try:
+            return compute(tally)
+        finally:
+            slot.tally = None
+            tally.remove()
+    return key, run
 
 
 def prefetch_idle(timeout: float | None = None) -> bool:

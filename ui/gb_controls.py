@@ -14,12 +14,15 @@ import streamlit as st
 
 from engine.data import Dataset
 from engine.ensemble import GradientBoostingClassifier, GradientBoostingRegressor
+from engine.ensemble._gradient_boosting import importance_shares
 from engine.inspection import permutation_importance
-from ui.fitting import fit_once, in_worker, prefetch
+from ui.fitting import fit_once, in_worker, prefetch, tallied
 from ui.limits import PERMUTATION_ROWS
 from ui.stepper import stepped
+from ui.tally import boost_tallied
 from ui.tree_controls import tree_features
 from viz import gb_figures as gf
+from viz import tree_figures as tf
 
 from . import data_controls as dc
 from . import predict, questions, url
@@ -108,22 +111,42 @@ def _model_fit(dataset: Dataset, key: tuple):
     return ("gradient_boosting", *key), fit
 
 
-def fit_model(dataset: Dataset, key: tuple, text: str = "Boosting: rounds done"):
+def fit_model(dataset: Dataset, key: tuple, text: str = "Boosting: rounds done",
+              partial=None):
     """The model on every tree-usable feature, fitted once per ``cache_key`` (dataset hash,
     parameters) and shared; a miss fits with a progress bar. Raises ValueError when it
-    cannot be fitted.
+    cannot be fitted. While :func:`prefetch_model`'s fit of it runs, ``partial(done,
+    total, sums)`` draws the rounds so far (``sums``: their importance per feature, not
+    normalised); see ``fitting.fit_once``.
     """
-    return fit_once(*_model_fit(dataset, key), text.rstrip(":"))
+    return fit_once(*_model_fit(dataset, key), text.rstrip(":"), partial)
 
 
 def prefetch_model(dataset: Dataset, key: tuple) -> None:
     """Start fitting the model on every feature in the background (the round view uses
     a one-feature model of its own), so that the tabs that need it open at once. It fits
-    in a worker process, so that the round view's steps meanwhile do not wait for it."""
+    in a worker process, so that the round view's steps meanwhile do not wait for it,
+    and tells the server its rounds and their importances as it goes."""
     slot, _ = _model_fit(dataset, key)
-    model = _estimator(dataset.task, dict(key[1]))
-    prefetch((slot, lambda: in_worker(model.fit, dataset.X_train[features(dataset)],
-                                      dataset.y_train)))
+    model, names = _estimator(dataset.task, dict(key[1])), features(dataset)
+    prefetch(tallied(slot, len(names), lambda tally: in_worker(
+        boost_tallied, model, dataset.X_train[names], dataset.y_train, tally)))
+
+
+IMPORTANCE_CAPTION = ("Impurity importance: each split's decrease of the squared error of the "
+                      "pseudo-residuals, summed over {trees}, normalised to sum 1.")
+
+
+def importance_so_far(names: list[str], style):
+    """The Importance tab's picture while the model is still being fitted ahead: the
+    importances of the rounds fitted so far (see :func:`fit_model`)."""
+    def draw(done: int, total: int, sums: np.ndarray) -> None:
+        title = f"Feature importances after {done} of {total} rounds"
+        st.plotly_chart(tf.importance_figure(names, importance_shares(sums), style, title=title),
+                        width="stretch", key=f"gb-importance-{done}")
+        st.caption(IMPORTANCE_CAPTION.format(trees=f"the trees of the first {done} rounds")
+                   + " The chart follows the fit until all its rounds are in.")
+    return draw
 
 
 def one_feature_data(dataset: Dataset, feature: str, positive) -> tuple[pd.DataFrame, np.ndarray]:

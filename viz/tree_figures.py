@@ -203,7 +203,8 @@ def impurity_figure(curves: pd.DataFrame, p_root: float | None, *, scaled_entrop
     return style.apply(fig, title="Impurity of a two-class node")
 
 
-def importance_figure(names, importances, style: Style = Style(), top: int = 20) -> go.Figure:
+def importance_figure(names, importances, style: Style = Style(), top: int = 20,
+                      title: str = "Feature importances") -> go.Figure:
     """Horizontal bars of the largest feature importances, largest on top."""
     order = np.argsort(importances)[::-1][:top][::-1]
     fig = go.Figure(go.Bar(x=np.asarray(importances)[order], y=[plain(names[i]) for i in order],
@@ -211,7 +212,7 @@ def importance_figure(names, importances, style: Style = Style(), top: int = 20)
     fig.update_layout(xaxis_title="importance (share of impurity decrease)",
                       height=max(260, 60 + (style.font_size + 12) * len(order)))
     fig.update_yaxes(type="category")
-    return style.apply(fig, title="Feature importances")
+    return style.apply(fig, title=title)
 
 
 def confusion_figure(matrix: np.ndarray, class_names, style: Style = Style(),

@@ -35,6 +35,12 @@ def raw_importances(tree) -> np.ndarray:
                        minlength=tree.n_features_in_) / t.weighted_n_node_samples[0]
 
 
+def importance_shares(sums: np.ndarray) -> np.ndarray:
+    """Importance sums (``raw_importances`` added over trees) normalised to sum 1; all
+    zero (no split anywhere): unchanged."""
+    return sums / sums.sum() if sums.sum() > 0 else sums
+
+
 class _BaseGradientBoosting(BaseEstimator):
     """Fitting and staged prediction shared by the classifier and the regressor."""
 
@@ -171,8 +177,9 @@ class _BaseGradientBoosting(BaseEstimator):
     def feature_importances_(self) -> np.ndarray:
         """Impurity decrease of every tree summed per feature, normalised to sum 1."""
         self._check_is_fitted()
-        total = sum(raw_importances(tree) for tree in self.estimators_.ravel())
-        return total / total.sum() if total.sum() > 0 else total
+        sums = sum((raw_importances(tree) for tree in self.estimators_.ravel()),
+                   np.zeros(self.n_features_in_))
+        return importance_shares(sums)
 
 
 _PARAMS = """

@@ -1,14 +1,21 @@
-"""ui.fitting's shared slots: a prefetched result is taken, not computed again.
+"""ui.fitting's shared slots: a prefetched result is taken, not computed again, and a
+view waiting for a tallied one follows its steps.
 
 Outside a script run (no browser, no AppTest) Streamlit's caches still work, so the
 slot logic is tested directly; the pages' own tests cover the views that use it.
 """
+import os
 import threading
 import time
 
+import numpy as np
+import pandas as pd
 import pytest
 
+from engine.ensemble import GradientBoostingClassifier
+from engine.ensemble._gradient_boosting import importance_shares
 from ui import fitting
+from ui.tally import Tally, boost_tallied
 
 
 def start(*jobs) -> None:
@@ -79,3 +86,63 @@ def test_one_prefetch_computes_several_results_in_turn_and_skips_those_there():
     assert fitting.prefetch_idle(timeout=5)
     assert calls == ["a", "b"]  # in turn, past an error; what was there is not recomputed
     assert [fitting.fitted_model(k) for k in (first, second, there)] == [None, 2, "before"]
+
+
+def test_a_view_waiting_for_a_tallied_prefetch_follows_its_steps_and_takes_its_result():
+    key = ("test-prefetch", "tallied")
+    half, release = threading.Event(), threading.Event()
+    paths = []
+
+    def fitting_ahead(tally):
+        paths.append(tally.path)
+        tally.write(3, 10, np.array([2.0, 6.0]))
+        half.set()
+        release.wait(5)
+        tally.write(10, 10, np.array([5.0, 5.0]))
+        return "fitted ahead"
+
+    start(fitting.tallied(key, 2, fitting_ahead))
+    assert half.wait(5)
+    seen = []
+    threading.Timer(2.5 * fitting.REDRAW_SECONDS, release.set).start()
+    model = fitting.fit_once(key, lambda progress: "fitted again", "Fitting",
+                             partial=lambda done, total, numbers: seen.append(
+                                 (done, total, numbers.tolist())))
+    assert model == "fitted ahead"
+    assert seen[0] == (3, 10, [2.0, 6.0])  # the fit so far, drawn while it went on
+    assert fitting.prefetch_idle(timeout=5)
+    assert not os.path.exists(paths[0])  # the tally is gone with its job
+    assert fitting._slot(key).tally is None
+
+
+def test_a_tally_travels_to_a_worker_process_as_its_path():
+    tally = Tally(3)
+    try:
+        fitting.in_worker(tally.write, 4, 7, np.array([0.5, 0.25, 0.25]))
+        done, total, numbers = tally.read()
+        assert (done, total, numbers.tolist()) == (4, 7, [0.5, 0.25, 0.25])
+    finally:
+        tally.remove()
+
+
+def test_a_tallied_boosting_fit_reports_the_importances_it_ends_with():
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame(rng.normal(size=(400, 4)), columns=list("abcd"))
+    y = np.where(X["a"] + 0.5 * X["c"] + rng.normal(scale=0.5, size=400) > 0, "yes", "no")
+    tally, seen = Tally(4), []
+    original = tally.write
+
+    def write(done, total, numbers=None):
+        original(done, total, numbers)
+        seen.append(importance_shares(tally.read()[2]))
+    tally.write = write
+    try:
+        model = boost_tallied(GradientBoostingClassifier(n_estimators=12, max_depth=2), X, y,
+                              tally)
+    finally:
+        tally.remove()
+    assert tally.read()[:2] == (12, 12)
+    assert len(seen) == 12
+    np.testing.assert_allclose(seen[-1], model.feature_importances_, rtol=1e-12)
+    first_round = GradientBoostingClassifier(n_estimators=1, max_depth=2).fit(X, y)
+    np.testing.assert_allclose(seen[0], first_round.feature_importances_, rtol=1e-12)
