@@ -127,11 +127,21 @@ def fitted_model(key: tuple) -> Any:
     return _slot(key).model
 
 
+@dataclass
+class _Family:
+    """The sizes of one family's models fitted so far (``sizes``: a set replaced, never
+    changed, so a reader never sees it change under it), and the size being grown now
+    (0: none); ``changed`` is notified when either changes."""
+
+    changed: threading.Condition = field(default_factory=threading.Condition)
+    sizes: frozenset = frozenset()
+    growing: int = 0
+    growing_key: tuple | None = None  # the slot of the model being grown
+
+
 @st.cache_resource(max_entries=32, show_spinner=False)
-def _sizes(family: tuple) -> list[frozenset]:
-    """The sizes fitted so far in one family of models (a one-element list whose set is
-    replaced, never changed, so a reader never sees it change under it)."""
-    return [frozenset()]
+def _family(family: tuple) -> _Family:
+    return _Family()
 
 
 def shared(key: tuple, make: Callable[[], Any]) -> Any:
@@ -156,17 +166,60 @@ def keep_model(key: tuple, model: Any) -> None:
 def note_size(family: tuple, size: int) -> None:
     """Record that the model of ``family`` with ``size`` members is fitted (see
     :func:`fitted_sizes`)."""
-    holder = _sizes(family)
-    holder[0] = holder[0] | {size}
+    found = _family(family)
+    with found.changed:
+        found.sizes = found.sizes | {size}
+        found.changed.notify_all()
+
+
+@contextmanager
+def growing(family: tuple, size: int, key: tuple) -> Iterator[None]:
+    """Around the growth of ``family``'s model of ``size`` members, the model for ``key``,
+    which notes the sizes it passes through (:func:`note_size`) and, once grown, its own:
+    meanwhile :func:`wait_for_growth` waits for it instead of growing the same members
+    beside it."""
+    found = _family(family)
+    with found.changed:
+        found.growing, found.growing_key = size, key
+    grown = False
+    try:
+        yield
+        grown = True
+    finally:
+        with found.changed:
+            if grown:  # its slot is filled as soon as the fit returns (see fitted_sizes)
+                found.sizes = found.sizes | {size}
+            found.growing, found.growing_key = 0, None
+            found.changed.notify_all()
+
+
+def wait_for_growth(family: tuple, size: int, timeout: float = 600.0) -> None:
+    """If a model of ``family`` of at least ``size`` members is being grown elsewhere (a
+    prefetch, another session), wait until a model of at least ``size`` members is fitted
+    or that growth ends (and its model is in its slot): then :func:`fitted_sizes` has its
+    members, which are taken, not grown a second time on the same cores."""
+    found = _family(family)
+    with found.changed:
+        key = found.growing_key if found.growing >= size else None
+        if key is None:
+            return
+        found.changed.wait_for(lambda: found.growing_key != key
+                               or any(s >= size for s in found.sizes), timeout)
+    with _slot(key).lock:  # the grown model goes into its slot under this lock
+        pass
 
 
 def fitted_sizes(family: tuple, key_of: Callable[[int], tuple]) -> dict[int, Any]:
     """The fitted models of ``family`` by size: models whose keys differ only in their
     number of members (``key_of(size)`` is a member's key). A family is an ensemble's
     parameters without its size; a model dropped from the cache since is left out."""
-    holder = _sizes(family)
-    found = {size: fitted_model(key_of(size)) for size in holder[0]}
-    holder[0] = frozenset(size for size, model in found.items() if model is not None)
+    holder = _family(family)
+    found = {size: fitted_model(key_of(size)) for size in holder.sizes}
+    # a size whose slot is being filled stays noted: its model is on its way
+    gone = {size for size, model in found.items()
+            if model is None and not _slot(key_of(size)).lock.locked()}
+    with holder.changed:
+        holder.sizes = holder.sizes - gone
     return {size: model for size, model in found.items() if model is not None}
 
 

@@ -22,11 +22,13 @@ from ui.fitting import (
     compute_once,
     fit_once,
     fitted_sizes,
+    growing,
     is_fitted,
     keep_model,
     note_size,
     prefetch,
     shared,
+    wait_for_growth,
     worker_processes,
 )
 from ui.limits import IMPORTANCE_OOB_ROWS
@@ -156,7 +158,8 @@ def _grower(dataset: Dataset, params: dict, *, noise: bool = False,
     forest grows in :func:`waves`, ``grown(forest)``, if given, called after each wave
     but the last, and the forest after each wave is kept as the forest of that many
     trees. Member b's seeds depend only on the seed and b, so each is the forest one
-    fit would grow."""
+    fit would grow. While a forest of the family with at least as many trees is being
+    grown elsewhere (the page's prefetch), its trees are waited for, not grown beside it."""
     B = params["n_estimators"]
 
     def key_of(size: int | None) -> tuple:
@@ -166,6 +169,7 @@ def _grower(dataset: Dataset, params: dict, *, noise: bool = False,
     def fit(progress):
         X = training_rows(dataset, noise) if columns is None else dataset.X_train[list(columns)]
         y = dataset.y_train
+        wait_for_growth(family, B)
         grown_ones = fitted_sizes(family, key_of)
         if larger := [size for size in grown_ones if size > B]:
             return first_members(grown_ones[min(larger)], B, X, y)
@@ -173,7 +177,7 @@ def _grower(dataset: Dataset, params: dict, *, noise: bool = False,
         forest = (copy.copy(grown_ones[smaller]) if smaller  # the cached one stays as it is
                   else _estimator(dataset.task, params))
         sizes = [size for size in waves(B, params.get("max_samples") or len(y)) if size > smaller]
-        with worker_processes():
+        with growing(family, B, key_of(B)), worker_processes():
             for size in sizes:
                 before = len(getattr(forest, "estimators_", []))
                 forest.set_params(n_estimators=size, warm_start=True).fit(

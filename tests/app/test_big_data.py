@@ -367,6 +367,46 @@ def test_the_forests_a_large_forest_passes_through_are_kept(monkeypatch):
                                       whole.predict_proba(dataset.X_test[X.columns]))
 
 
+def test_fewer_trees_asked_for_while_more_grow_ahead_wait_for_their_wave(monkeypatch):
+    """While the background grows 100 trees in waves of 10, 50, 100, a view asking for 50
+    waits for the wave of 50 and takes it: no tree is grown twice, and it is the forest
+    one fit of 50 trees would grow."""
+    import threading
+
+    from ui import forest_controls as fc
+
+    dataset = Dataset(_table(8_000), "class", test_size=0.25, random_state=974)
+    params = {"n_estimators": 100, "max_features": 2, "max_depth": None, "min_samples_leaf": 1,
+              "bootstrap": True, "oob_score": True, "random_state": 0, "n_jobs": 1,
+              "max_samples": None, "binning": "exact"}
+    grown, original_fit = [], RandomForestClassifier.fit
+    wave_of_ten, go_on = threading.Event(), threading.Event()
+
+    def fit(self, *args, **kwargs):
+        before = len(self.__dict__.get("estimators_", []))
+        if before == 10:  # the first wave is in: the view asks now
+            wave_of_ten.set()
+            assert go_on.wait(10)
+        grown.append((before, self.n_estimators))
+        return original_fit(self, *args, **kwargs)
+    monkeypatch.setattr(RandomForestClassifier, "fit", fit)
+    key, _, grow = fc._grower(dataset, params)
+    assert fitting.prefetch_idle(timeout=60)
+    assert fitting.prefetch((key, lambda: grow(lambda done, total: None)))
+    assert wave_of_ten.wait(10)
+    threading.Timer(0.3, go_on.set).start()  # the view is waiting by then
+    fifty = fc.fit_forest(dataset, {**params, "n_estimators": 50})
+    assert fitting.prefetch_idle(timeout=60)
+    assert grown == [(0, 10), (10, 50), (50, 100)]  # the background's waves, nothing else
+    assert len(fifty.estimators_) == 50
+    X = fc.training_rows(dataset)
+    whole = original_fit(fc._estimator(dataset.task, {**params, "n_estimators": 50}), X,
+                         dataset.y_train)
+    np.testing.assert_array_equal(fifty.oob_decision_function_, whole.oob_decision_function_)
+    np.testing.assert_array_equal(fifty.predict_proba(dataset.X_test[X.columns]),
+                                  whole.predict_proba(dataset.X_test[X.columns]))
+
+
 def test_a_depth_limit_cuts_the_grown_tree_instead_of_growing_it_again(monkeypatch):
     assert fitting.prefetch_idle(timeout=60)  # an earlier page's prefetch: not counted
     grown = []
