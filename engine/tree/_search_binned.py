@@ -80,6 +80,20 @@ class BinnedX:
         return np.nonzero(outside)[0], self.gbin[outside].astype(np.intp)
 
     @cached_property
+    def dense(self) -> bool:
+        """Whether most entries lie off their column's common bin: then slot histograms
+        add up every entry a column at a time (:attr:`columns`) rather than listing the
+        rare ones (see :mod:`._slot_histogram`)."""
+        n, p = self.gbin.shape
+        common = np.count_nonzero(self.gbin == self.common)
+        return 2 * common < n * p
+
+    @cached_property
+    def columns(self) -> np.ndarray:
+        """``gbin`` column by column, shape (n_features, n_samples)."""
+        return np.ascontiguousarray(self.gbin.T)
+
+    @cached_property
     def rare_start(self) -> np.ndarray:
         """(n_samples + 1,) where each row's rare entries start, then their number."""
         return cumsum0(np.bincount(self.rare[0], minlength=self.gbin.shape[0]))

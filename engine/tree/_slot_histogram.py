@@ -1,9 +1,12 @@
 """The slot histograms of boosting's binned search, a sibling's by subtraction.
 
 A histogram sums one statistic per row (a row count, a weight, a residual, a class's
-weight) over a level's (node, bin) slots, slot ``node · n_bins + bin``. Only the rows'
-*rare* entries are added up: a column's most common bin gets what is left of its node's
-total (spambase's zeros are 77% of its entries).
+weight) over a level's (node, bin) slots, slot ``node · n_bins + bin``. Where most of a
+table's entries lie in their column's most common bin (spambase's zeros are 77% of its
+entries), only the rows' *rare* entries are added up, listed once as (slot, row) pairs,
+and a column's common bin gets what is left of its node's total. Where few do (columns
+of many values, as quantile bins of measurements), every entry is added up, a column
+at a time, straight from the bins of the node's rows: no list of pairs is built.
 
 Below the root the two children of a split share their parent's rows, so for a
 statistic that is the same array at both levels the larger child's histogram is its
@@ -38,8 +41,9 @@ class SlotHistogram:
         self.direct = np.ones(m, dtype=bool)
         if self.derived is not None:
             self.direct[self.derived[0]] = False
-        self.key, self.row = _entries(binned, rows, lnode, self.direct)
-        self.class_key: np.ndarray | None = None
+        self.dense = binned.dense
+        self._own = _Columns.of(binned, rows, lnode, self.direct) if self.dense else _Rare.of(
+            binned, rows, lnode, self.direct)
         self._rest = None  # the derived nodes' own entries, read only if needed
 
     def fill(self, binned, per_row=None, total=None, name: str | None = None,
@@ -56,13 +60,13 @@ class SlotHistogram:
         parent's sums moved to each child's own mean.
         """
         m, B = self.m, binned.n_bins
-        if total is None:
-            total = np.bincount(self.lnode, weights=None if per_row is None else per_row[self.rows],
-                                minlength=m)
-        parts = [np.bincount(key, weights=None if per_row is None else per_row[row], minlength=m * B)
-                 for key, row in self._read(binned, name)]
+        parts = [entries.sums(binned, per_row, m * B) for entries in self._read(binned, name)]
         h = (parts[0] if len(parts) == 1 else parts[0] + parts[1]).reshape(m, B)
-        h[:, binned.common] = total[:, None] - np.add.reduceat(h, binned.start, axis=1)
+        if not self.dense:
+            if total is None:
+                total = np.bincount(self.lnode, minlength=m, weights=None if per_row is None
+                                    else per_row[self.rows])
+            h[:, binned.common] = total[:, None] - np.add.reduceat(h, binned.start, axis=1)
         return self._finish(h, name, centre).ravel()
 
     def fill_classes(self, binned, weight, target, n_classes: int, total=None,
@@ -70,32 +74,35 @@ class SlotHistogram:
         """Class weights per slot, shape (m · n_bins, n_classes): one bincount for all.
         ``total``: the class weights per node (m, n_classes), if the caller has them."""
         m, B, K = self.m, binned.n_bins, n_classes
-        if total is None:
-            total = np.bincount(self.lnode * K + target[self.rows], weights=weight[self.rows],
-                                minlength=m * K)
-        if self.class_key is None:  # the level's classes (the root's: the same every round)
-            self.class_key = self.key * K + target[self.row]
-        h = np.bincount(self.class_key, weights=weight[self.row], minlength=m * B * K)
+        h = self._own.class_sums(binned, weight, target, K, m * B)
         if self._summed_apart(name):
-            key, row = self._rest_entries(binned)
-            h += np.bincount(key * K + target[row], weights=weight[row], minlength=m * B * K)
+            h += self._rest_entries(binned).class_sums(binned, weight, target, K, m * B)
         h = h.reshape(m, B, K)
-        h[:, binned.common] = total.reshape(m, 1, K) - np.add.reduceat(h, binned.start, axis=1)
+        if not self.dense:
+            if total is None:
+                total = np.bincount(self.lnode * K + target[self.rows], weights=weight[self.rows],
+                                    minlength=m * K)
+            h[:, binned.common] = total.reshape(m, 1, K) - np.add.reduceat(h, binned.start, axis=1)
         return self._finish(h, name).reshape(m * B, K)
+
+    def n_read(self, binned) -> int:
+        """Entries this level's own rows bring (its derived nodes' are not read)."""
+        return self._own.n_entries(binned)
 
     def _read(self, binned, name):
         """The entries summed for ``name``: the direct nodes', and the derived nodes'
         where the level above lacks it."""
         if self._summed_apart(name):
-            return [(self.key, self.row), self._rest_entries(binned)]
-        return [(self.key, self.row)]
+            return [self._own, self._rest_entries(binned)]
+        return [self._own]
 
     def _summed_apart(self, name) -> bool:
         return self.derived is not None and name not in self.above
 
     def _rest_entries(self, binned):
         if self._rest is None:
-            self._rest = _entries(binned, self.rows, self.lnode, ~self.direct)
+            kind = _Columns if self.dense else _Rare
+            self._rest = kind.of(binned, self.rows, self.lnode, ~self.direct)
         return self._rest
 
     def _finish(self, h: np.ndarray, name, centre=None) -> np.ndarray:
@@ -128,10 +135,84 @@ def _derived(binned, lnode: np.ndarray, m: int, parent: np.ndarray):
     twins = parent[order[1:]] == parent[order[:-1]]
     a, b = order[:-1][twins], order[1:][twins]
     big = np.where(n_rows[b] >= n_rows[a], b, a)
-    per_row = len(binned.rare[0]) / max(1, binned.gbin.shape[0])
+    per_row = binned.gbin.shape[1] if binned.dense else len(binned.rare[0]) / max(1, binned.gbin.shape[0])
     if n_rows[big].sum() * per_row < m * binned.n_bins:
         return None
     return big, parent[big], a + b - big
+
+
+class _Rare:
+    """The rare entries of some nodes' rows: slot and row of each (:func:`_entries`)."""
+
+    def __init__(self, key: np.ndarray, row: np.ndarray):
+        self.key, self.row = key, row
+        self._class_key: np.ndarray | None = None
+
+    @classmethod
+    def of(cls, binned, rows, lnode, direct) -> _Rare:
+        return cls(*_entries(binned, rows, lnode, direct))
+
+    def n_entries(self, binned) -> int:
+        return len(self.key)
+
+    def sums(self, binned, per_row, size: int) -> np.ndarray:
+        return np.bincount(self.key, weights=None if per_row is None else per_row[self.row],
+                           minlength=size)
+
+    def class_sums(self, binned, weight, target, n_classes: int, size: int) -> np.ndarray:
+        if self._class_key is None:  # the classes of its slots (a root's: the same every round)
+            self._class_key = self.key * n_classes + target[self.row]
+        return np.bincount(self._class_key, weights=weight[self.row], minlength=size * n_classes)
+
+
+class _Columns:
+    """Every entry of some nodes' rows, read a column at a time from ``binned.columns``:
+    the slot of row i's entry in column j is ``node(i) · n_bins + gbin[i, j]``."""
+
+    def __init__(self, rows: np.ndarray | None, base: np.ndarray | None):
+        self.rows = rows  # None: every row of the data, in order
+        self.base = base  # each row's node · n_bins; None: one node
+        self._made: list[np.ndarray] | None = None
+
+    @classmethod
+    def of(cls, binned, rows, lnode, direct) -> _Columns:
+        keep = direct[lnode]
+        if not keep.all():
+            rows, lnode = rows[keep], lnode[keep]
+        if len(direct) == 1:  # one node: every row of the data (a level holds each once) is
+            every = len(rows) == binned.gbin.shape[0]  # read in place, in any order
+            return cls(None if every else rows, None)
+        return cls(rows, lnode * binned.n_bins)
+
+    def n_entries(self, binned) -> int:
+        n, p = binned.gbin.shape
+        return (n if self.rows is None else len(self.rows)) * p
+
+    def _slots(self, binned) -> list[np.ndarray]:
+        """Each column's slot of every row, made once: a level fills several statistics
+        (and a root the same slots every round)."""
+        if self._made is None:
+            self._made = [self._slots_of(column) for column in binned.columns]
+        return self._made
+
+    def _slots_of(self, column: np.ndarray) -> np.ndarray:
+        bins = column if self.rows is None else column.take(self.rows)
+        return bins.astype(np.intp) if self.base is None else bins + self.base
+
+    def sums(self, binned, per_row, size: int) -> np.ndarray:
+        w = per_row if per_row is None or self.rows is None else per_row[self.rows]
+        out = np.zeros(size)
+        for slots in self._slots(binned):
+            out += np.bincount(slots, weights=w, minlength=size)
+        return out
+
+    def class_sums(self, binned, weight, target, n_classes: int, size: int) -> np.ndarray:
+        w = weight if self.rows is None else weight[self.rows]
+        klass = target if self.rows is None else target[self.rows]
+        out = np.zeros(size * n_classes)
+        for slots in self._slots(binned):
+            out += np.bincount(slots * n_classes + klass, weights=w, minlength=size * n_classes)
+        return out
 
 
 def _entries(binned, rows, lnode, direct: np.ndarray):

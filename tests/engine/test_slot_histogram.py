@@ -10,12 +10,16 @@ from engine.tree._search_binned import BinnedX
 from engine.tree._slot_histogram import SlotHistogram
 
 
-def _binned(rng, n, p):
-    """Few-valued columns, each mostly one value (not always the smallest)."""
-    X = rng.integers(0, 6, size=(n, p)).astype(float)
-    X[rng.random((n, p)) < 0.5] = 2.0
+def _binned(rng, n, p, dense: bool = False):
+    """Few-valued columns, each mostly one value (not always the smallest): their rare
+    entries are listed. ``dense``: columns of many values, summed column by column."""
+    X = rng.integers(0, 6 if not dense else 12, size=(n, p)).astype(float)
+    if not dense:
+        X[rng.random((n, p)) < 0.5] = 2.0
     prep = prepare_features(X, np.zeros(p, dtype=np.intp), None)
-    return BinnedX.from_prepared(prep)
+    binned = BinnedX.from_prepared(prep)
+    assert binned.dense == dense
+    return binned
 
 
 def _split(rng, rows, lnode, m):
@@ -48,11 +52,12 @@ def _centred(y, w, rows, lnode, m):
     return z, mean
 
 
+@pytest.mark.parametrize("dense", [False, True], ids=["rare entries", "columns"])
 @pytest.mark.parametrize("seed", range(8))
-def test_derived_slots_are_the_slots_of_the_nodes_own_rows(seed):
+def test_derived_slots_are_the_slots_of_the_nodes_own_rows(seed, dense):
     rng = np.random.default_rng(seed)
     n, p, K = int(rng.integers(200, 600)), int(rng.integers(1, 5)), int(rng.integers(2, 4))
-    binned = _binned(rng, n, p)
+    binned = _binned(rng, n, p, dense)
     w = rng.integers(1, 4, n).astype(float) if seed % 2 else rng.uniform(0.1, 2.0, n)
     y, codes = rng.normal(3.0, 2.0, n), rng.integers(0, K, n)
     m_above = int(rng.integers(1, 4))
@@ -68,7 +73,7 @@ def test_derived_slots_are_the_slots_of_the_nodes_own_rows(seed):
     derived = SlotHistogram(binned, rows, lnode, m, above.kept, parent)
     direct = SlotHistogram(binned, rows, lnode, m)
     got, want = (_fills(h, binned, w, z, mean, codes, K) for h in (derived, direct))
-    assert derived.derived is not None and len(derived.row) < len(direct.row)
+    assert derived.derived is not None and derived.n_read(binned) < direct.n_read(binned)
     np.testing.assert_array_equal(got["count"], want["count"])  # whole numbers: to the bit
     for name in ("weight", "z", "classes"):
         np.testing.assert_allclose(got[name], want[name], rtol=1e-9, atol=1e-9, err_msg=name)
@@ -76,9 +81,10 @@ def test_derived_slots_are_the_slots_of_the_nodes_own_rows(seed):
         np.testing.assert_array_equal(got["classes"], want["classes"])
 
 
-def test_a_statistic_the_level_above_lacks_is_summed_from_every_nodes_rows():
+@pytest.mark.parametrize("dense", [False, True], ids=["rare entries", "columns"])
+def test_a_statistic_the_level_above_lacks_is_summed_from_every_nodes_rows(dense):
     rng = np.random.default_rng(0)
-    binned = _binned(rng, 200, 3)
+    binned = _binned(rng, 200, 3, dense)
     rows_above, lnode_above = np.arange(200), np.zeros(200, dtype=np.intp)
     above = SlotHistogram(binned, rows_above, lnode_above, 1)
     above.fill(binned, name="count")
@@ -89,3 +95,28 @@ def test_a_statistic_the_level_above_lacks_is_summed_from_every_nodes_rows():
     direct = SlotHistogram(binned, rows, lnode, m)
     np.testing.assert_allclose(derived.fill(binned, stat, name="new"),
                                direct.fill(binned, stat, name="new"), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("dense", [False, True], ids=["rare entries", "columns"])
+def test_slots_are_the_sums_of_their_rows_counted_one_by_one(dense):
+    """Against a brute force: every (node, bin) slot's count, sum and class weights,
+    from a loop over the level's rows and columns."""
+    rng = np.random.default_rng(5)
+    n, p, m, K = 300, 3, 3, 3
+    binned = _binned(rng, n, p, dense)
+    rows = np.sort(rng.permutation(n)[:250])
+    lnode = rng.integers(0, m, len(rows))
+    stat, weight, codes = rng.normal(size=n), rng.uniform(0.5, 2.0, n), rng.integers(0, K, n)
+    hist = SlotHistogram(binned, rows, lnode, m)
+    B = binned.n_bins
+    count, total, classes = np.zeros(m * B), np.zeros(m * B), np.zeros((m * B, K))
+    for i, node in zip(rows, lnode, strict=True):
+        for j in range(p):
+            slot = node * B + binned.gbin[i, j]
+            count[slot] += 1
+            total[slot] += stat[i]
+            classes[slot, codes[i]] += weight[i]
+    np.testing.assert_array_equal(hist.fill(binned), count)
+    np.testing.assert_allclose(hist.fill(binned, stat), total, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(hist.fill_classes(binned, weight, codes, K), classes,
+                               rtol=1e-12, atol=1e-12)
