@@ -205,8 +205,10 @@ def wait_for_growth(family: tuple, size: int, timeout: float = 600.0) -> None:
             return
         found.changed.wait_for(lambda: found.growing_key != key
                                or any(s >= size for s in found.sizes), timeout)
-    with _slot(key).lock:  # the grown model goes into its slot under this lock
-        pass
+        ended = found.growing_key != key
+    if ended:  # the grown model goes into its slot under this lock, once the fit returns
+        with _slot(key).lock:
+            pass
 
 
 def fitted_sizes(family: tuple, key_of: Callable[[int], tuple]) -> dict[int, Any]:

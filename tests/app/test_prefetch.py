@@ -153,8 +153,8 @@ def test_waiting_for_a_growth_returns_once_the_size_is_noted_or_the_growth_ends(
     fitting.wait_for_growth(family, 50)  # nothing under way: at once
     noted = []
 
-    def grow(fail: bool):
-        with fitting.growing(family, 100, key):
+    def grow(fail: bool):  # as a fit in its slot does: the slot locked while it grows
+        with fitting._slot(key).lock, fitting.growing(family, 100, key):
             time.sleep(0.3)
             noted.append(50)
             fitting.note_size(family, 50)
