@@ -137,6 +137,7 @@ class _Family:
     sizes: frozenset = frozenset()
     growing: int = 0
     growing_key: tuple | None = None  # the slot of the model being grown
+    passed: dict = field(default_factory=dict)  # size -> model, the growth's waves so far
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
@@ -163,12 +164,16 @@ def keep_model(key: tuple, model: Any) -> None:
             slot.lock.release()
 
 
-def note_size(family: tuple, size: int) -> None:
+def note_size(family: tuple, size: int, model: Any = None) -> None:
     """Record that the model of ``family`` with ``size`` members is fitted (see
-    :func:`fitted_sizes`)."""
+    :func:`fitted_sizes`). A growth passing through ``size`` hands its ``model`` to
+    whoever waits for it (:func:`wait_for_growth`), whose own slot, locked while it
+    waits, cannot take it."""
     found = _family(family)
     with found.changed:
         found.sizes = found.sizes | {size}
+        if model is not None and found.growing:
+            found.passed = {**found.passed, size: model}
         found.changed.notify_all()
 
 
@@ -189,26 +194,28 @@ def growing(family: tuple, size: int, key: tuple) -> Iterator[None]:
         with found.changed:
             if grown:  # its slot is filled as soon as the fit returns (see fitted_sizes)
                 found.sizes = found.sizes | {size}
-            found.growing, found.growing_key = 0, None
+            found.growing, found.growing_key, found.passed = 0, None, {}
             found.changed.notify_all()
 
 
-def wait_for_growth(family: tuple, size: int, timeout: float = 600.0) -> None:
+def wait_for_growth(family: tuple, size: int, timeout: float = 600.0) -> dict[int, Any]:
     """If a model of ``family`` of at least ``size`` members is being grown elsewhere (a
-    prefetch, another session), wait until a model of at least ``size`` members is fitted
-    or that growth ends (and its model is in its slot): then :func:`fitted_sizes` has its
-    members, which are taken, not grown a second time on the same cores."""
+    prefetch, another session), wait until it has passed through a model of at least
+    ``size`` members or has ended (and its model is in its slot), so that its members
+    are taken, not grown a second time on the same cores. Returns the models it passed
+    through by then, by size (see :func:`note_size`); :func:`fitted_sizes` has the rest."""
     found = _family(family)
     with found.changed:
         key = found.growing_key if found.growing >= size else None
         if key is None:
-            return
+            return {}
         found.changed.wait_for(lambda: found.growing_key != key
-                               or any(s >= size for s in found.sizes), timeout)
-        ended = found.growing_key != key
+                               or any(s >= size for s in found.passed), timeout)
+        ended, passed = found.growing_key != key, found.passed
     if ended:  # the grown model goes into its slot under this lock, once the fit returns
         with _slot(key).lock:
             pass
+    return passed
 
 
 def fitted_sizes(family: tuple, key_of: Callable[[int], tuple]) -> dict[int, Any]:

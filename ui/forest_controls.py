@@ -169,8 +169,7 @@ def _grower(dataset: Dataset, params: dict, *, noise: bool = False,
     def fit(progress):
         X = training_rows(dataset, noise) if columns is None else dataset.X_train[list(columns)]
         y = dataset.y_train
-        wait_for_growth(family, B)
-        grown_ones = fitted_sizes(family, key_of)
+        grown_ones = {**wait_for_growth(family, B), **fitted_sizes(family, key_of)}
         if larger := [size for size in grown_ones if size > B]:
             return first_members(grown_ones[min(larger)], B, X, y)
         smaller = max(grown_ones, default=0)
@@ -183,8 +182,9 @@ def _grower(dataset: Dataset, params: dict, *, noise: bool = False,
                 forest.set_params(n_estimators=size, warm_start=True).fit(
                     X, y, progress=lambda done, total, before=before: progress(before + done, B))
                 if size < B:  # a forest of `size` trees, as one fit would grow it
-                    keep_model(key_of(size), copy.copy(forest).set_params(warm_start=False))
-                    note_size(family, size)
+                    wave = copy.copy(forest).set_params(warm_start=False)
+                    keep_model(key_of(size), wave)
+                    note_size(family, size, wave)
                     if grown is not None:
                         grown(forest)
         return forest.set_params(warm_start=False)

@@ -369,8 +369,8 @@ def test_the_forests_a_large_forest_passes_through_are_kept(monkeypatch):
 
 def test_fewer_trees_asked_for_while_more_grow_ahead_wait_for_their_wave(monkeypatch):
     """While the background grows 100 trees in waves of 10, 50, 100, a view asking for 50
-    waits for the wave of 50 and takes it: no tree is grown twice, and it is the forest
-    one fit of 50 trees would grow."""
+    waits for the wave of 50 and takes it, before the last wave is grown: no tree is
+    grown twice, and it is the forest one fit of 50 trees would grow."""
     import threading
 
     from ui import forest_controls as fc
@@ -380,15 +380,20 @@ def test_fewer_trees_asked_for_while_more_grow_ahead_wait_for_their_wave(monkeyp
               "bootstrap": True, "oob_score": True, "random_state": 0, "n_jobs": 1,
               "max_samples": None, "binning": "exact"}
     grown, original_fit = [], RandomForestClassifier.fit
-    wave_of_ten, go_on = threading.Event(), threading.Event()
+    wave_of_ten, go_on, last_wave, last_grown = (threading.Event() for _ in range(4))
 
     def fit(self, *args, **kwargs):
         before = len(self.__dict__.get("estimators_", []))
+        grown.append((before, self.n_estimators))
         if before == 10:  # the first wave is in: the view asks now
             wave_of_ten.set()
             assert go_on.wait(10)
-        grown.append((before, self.n_estimators))
-        return original_fit(self, *args, **kwargs)
+        if before == 50:  # the last wave waits until the view has its forest
+            assert last_wave.wait(10)
+        fitted = original_fit(self, *args, **kwargs)
+        if before == 50:
+            last_grown.set()
+        return fitted
     monkeypatch.setattr(RandomForestClassifier, "fit", fit)
     key, _, grow = fc._grower(dataset, params)
     assert fitting.prefetch_idle(timeout=60)
@@ -396,6 +401,8 @@ def test_fewer_trees_asked_for_while_more_grow_ahead_wait_for_their_wave(monkeyp
     assert wave_of_ten.wait(10)
     threading.Timer(0.3, go_on.set).start()  # the view is waiting by then
     fifty = fc.fit_forest(dataset, {**params, "n_estimators": 50})
+    assert not last_grown.is_set()  # taken from the wave of 50, not from the 100
+    last_wave.set()
     assert fitting.prefetch_idle(timeout=60)
     assert grown == [(0, 10), (10, 50), (50, 100)]  # the background's waves, nothing else
     assert len(fifty.estimators_) == 50

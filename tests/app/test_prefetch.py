@@ -148,16 +148,16 @@ def test_a_tallied_boosting_fit_reports_the_importances_it_ends_with():
     np.testing.assert_allclose(seen[0], first_round.feature_importances_, rtol=1e-12)
 
 
-def test_waiting_for_a_growth_returns_once_the_size_is_noted_or_the_growth_ends():
+def test_waiting_for_a_growth_returns_its_wave_or_waits_for_its_end():
     family, key = ("test-prefetch", "family"), ("test-prefetch", "family", 100)
-    fitting.wait_for_growth(family, 50)  # nothing under way: at once
+    assert fitting.wait_for_growth(family, 50) == {}  # nothing under way: at once
     noted = []
 
     def grow(fail: bool):  # as a fit in its slot does: the slot locked while it grows
         with fitting._slot(key).lock, fitting.growing(family, 100, key):
             time.sleep(0.3)
             noted.append(50)
-            fitting.note_size(family, 50)
+            fitting.note_size(family, 50, "the forest of 50")
             time.sleep(0.3)
             if fail:
                 raise ValueError("stopped")
@@ -174,13 +174,13 @@ def test_waiting_for_a_growth_returns_once_the_size_is_noted_or_the_growth_ends(
         return thread
 
     thread = in_background(fail=False)
-    fitting.wait_for_growth(family, 50)
+    assert fitting.wait_for_growth(family, 50) == {50: "the forest of 50"}
     assert noted == [50] and thread.is_alive()  # the wave of 50, before the growth ends
-    fitting.wait_for_growth(family, 80)
-    assert not thread.is_alive()  # 80: only once the 100 are grown
+    assert fitting.wait_for_growth(family, 80) == {}  # 80: only once the 100 are grown
+    assert not thread.is_alive()
     assert {50, 100} <= fitting._family(family).sizes
     family, key = ("test-prefetch", "failing family"), ("test-prefetch", "failing family", 100)
     thread = in_background(fail=True)
-    fitting.wait_for_growth(family, 80)
+    assert fitting.wait_for_growth(family, 80) == {}
     thread.join()
     assert fitting._family(family).sizes == frozenset({50})  # a failed growth notes nothing
