@@ -281,7 +281,8 @@ def _follow(slot: _Slot, tally: Tally, label: str,
                 bar.progress(min(done / total, 1.0), text=f"{label}: {done} of {total}")
                 steps = done
             now = time.monotonic()
-            if partial is not None and done not in (0, drawn) and now - last_drawn >= REDRAW_SECONDS:
+            due = now - last_drawn >= REDRAW_SECONDS
+            if partial is not None and done not in (0, drawn) and due:
                 with place.container():
                     partial(done, total, numbers)
                 drawn, last_drawn = done, now
@@ -335,7 +336,8 @@ def prefetch(*jobs: tuple[tuple, Callable[[], Any]]) -> bool:
     return True
 
 
-def tallied(key: tuple, size: int, compute: Callable[[Tally], Any]) -> tuple[tuple, Callable[[], Any]]:
+def tallied(key: tuple, size: int,
+            compute: Callable[[Tally], Any]) -> tuple[tuple, Callable[[], Any]]:
     """A :func:`prefetch` job for ``key`` whose ``compute(tally)`` writes its steps (and
     ``size`` numbers) to a :class:`~ui.tally.Tally` as it goes, which :func:`fit_once`
     of that key follows meanwhile; the tally is removed when the job ends."""

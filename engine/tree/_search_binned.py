@@ -8,10 +8,11 @@ presorted entries by node or, when the level's (node, bin) slots are few, as one
 weighted ``np.bincount`` histogram, and a cumulative sum gives the left child's
 statistics at every cut. The root's cut geometry is the same every round and is kept.
 
-Histograms skip every column's most common bin (spambase's zeros: 77% of its entries):
-they add up only the other entries and give the common bin what is left of its node's
-total. Below the root, of two siblings only the smaller's rows are read: the other's
-histogram is their parent's minus it (:mod:`._slot_histogram`).
+Where most entries lie in their column's most common bin (spambase's zeros: 77% of its
+entries), histograms add up only the other entries and give the common bin what is left
+of its node's total; elsewhere they add up every entry, a column at a time. Below the
+root, of two siblings only the smaller's rows are read: the other's histogram is their
+parent's minus it (:mod:`._slot_histogram`).
 
 It serves the gini and squared-error criteria on numeric features without missing
 values, searching every feature (:func:`serves`). For each node it returns the one cut

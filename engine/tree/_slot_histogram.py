@@ -42,8 +42,8 @@ class SlotHistogram:
         if self.derived is not None:
             self.direct[self.derived[0]] = False
         self.dense = binned.dense
-        self._own = _Columns.of(binned, rows, lnode, self.direct) if self.dense else _Rare.of(
-            binned, rows, lnode, self.direct)
+        kind = _Columns if self.dense else _Rare
+        self._own = kind.of(binned, rows, lnode, self.direct)
         self._rest = None  # the derived nodes' own entries, read only if needed
 
     def fill(self, binned, per_row=None, total=None, name: str | None = None,
@@ -135,7 +135,8 @@ def _derived(binned, lnode: np.ndarray, m: int, parent: np.ndarray):
     twins = parent[order[1:]] == parent[order[:-1]]
     a, b = order[:-1][twins], order[1:][twins]
     big = np.where(n_rows[b] >= n_rows[a], b, a)
-    per_row = binned.gbin.shape[1] if binned.dense else len(binned.rare[0]) / max(1, binned.gbin.shape[0])
+    n, p = binned.gbin.shape
+    per_row = p if binned.dense else len(binned.rare[0]) / max(1, n)  # entries read a row
     if n_rows[big].sum() * per_row < m * binned.n_bins:
         return None
     return big, parent[big], a + b - big
@@ -170,7 +171,7 @@ class _Columns:
     the slot of row i's entry in column j is ``node(i) · n_bins + gbin[i, j]``."""
 
     def __init__(self, rows: np.ndarray | None, base: np.ndarray | None):
-        self.rows = rows  # None: every row of the data, in order
+        self.rows = rows  # None: every row of the data, read in place
         self.base = base  # each row's node · n_bins; None: one node
         self._made: list[np.ndarray] | None = None
 
