@@ -262,3 +262,11 @@ def test_pseudo_residuals_are_what_each_rounds_tree_was_fitted_to(loss):
             np.testing.assert_array_equal(trees[0].tree_.value, ref.tree_.value)
     if loss == "huber":
         assert len(np.unique(model.huber_deltas_)) > 1  # δ moves from round to round
+
+
+def test_a_model_without_trees_has_zero_importances():
+    """One class: nothing to boost, no tree, no split anywhere: every importance 0."""
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 1.0]])
+    model = GradientBoostingClassifier(n_estimators=3).fit(X, ["a", "a", "a"])
+    assert model.feature_importances_.tolist() == [0.0, 0.0]
+
