@@ -2,7 +2,8 @@
 
 ``split_candidates`` is the decision-tree page's "show your working" table: for one
 node, every split the learner could have made and what each criterion thinks of it.
-The ensemble pages read ``oob_error_curve``, ``staged_error_curve``, the two
+The ensemble pages read ``oob_error_curve``, ``staged_error_curve`` (or ``staged_errors``,
+which also gives the whole model's prediction from the same pass), the two
 permutation importances, ``decision_grid`` (two-feature boundary pictures) and
 ``tree_correlation`` (the ρ of ρσ² + (1−ρ)σ²/B, Hastie et al. 2009, eq. 15.1).
 "Why this prediction?" is answered by ``contributions`` (a tree model's output split
@@ -46,7 +47,9 @@ __all__ = [
     "round_contributions",
     "permutation_importance",
     "split_candidates",
+    "StagedErrors",
     "staged_error_curve",
+    "staged_errors",
     "tree_correlation",
 ]
 
@@ -271,25 +274,53 @@ def staged_error_curve(model, X, y) -> np.ndarray:
     >>> staged_error_curve(bag, X, y).tolist()  # two trees can tie 1–1: first class wins
     [0.0, 0.025, 0.025]
     """
+    return staged_errors(model, X, y).errors
+
+
+@dataclass(frozen=True)
+class StagedErrors:
+    """What one pass over a model's stages on some rows gives.
+
+    Attributes
+    ----------
+    errors : ndarray, shape (n_stages,)
+        As :func:`staged_error_curve`.
+    prediction : ndarray, shape (n_rows,)
+        The whole model's prediction on the rows, equal to ``model.predict(X)``.
+    """
+
+    errors: np.ndarray
+    prediction: np.ndarray
+
+
+def staged_errors(model, X, y) -> StagedErrors:
+    """:func:`staged_error_curve` and, from the same pass, the whole model's prediction
+    (the last stage), so a page that draws the curve need not walk the trees again."""
     target = _target(model, y)
     classifier = getattr(model, "_estimator_type", None) == "classifier"
     if hasattr(model, "output_chunks"):  # a chunk of rows at a time: errors add up over rows
-        errors = None
+        errors, last = None, []
         for lo, outputs in model.output_chunks(X):
             running = np.cumsum(outputs, axis=0)  # sums: argmax as of means
             part = target[lo:lo + outputs.shape[1]]
+            b = np.arange(1, len(running) + 1)
             if classifier:
                 found = (np.argmax(running, axis=2) != part).sum(axis=1)
             else:
-                b = np.arange(1, len(running) + 1)[:, None]
-                found = ((running / b - part) ** 2).sum(axis=1)
+                found = ((running / b[:, None] - part) ** 2).sum(axis=1)
+            # the mean of every output, as predict averages them: the same sums, divided
+            last.append(running[-1] / b[-1])
             errors = found if errors is None else errors + found
-        return errors / len(target)
+        mean = np.concatenate(last)
+        prediction = model.classes_[np.argmax(mean, axis=1)] if classifier else mean
+        return StagedErrors(errors / len(target), prediction)
     if not hasattr(model, "staged_predict"):
         raise ValueError("staged_error_curve needs a boosting model (staged_predict) or a forest.")
-    if classifier:
-        return np.array([np.mean(_class_codes(model, p) != target) for p in model.staged_predict(X)])
-    return np.array([np.mean((p - target) ** 2) for p in model.staged_predict(X)])
+    errors, stage = [], None
+    for stage in model.staged_predict(X):
+        wrong = _class_codes(model, stage) != target if classifier else (stage - target) ** 2
+        errors.append(np.mean(wrong))
+    return StagedErrors(np.array(errors), stage)
 
 
 def _importance_frame(names, scores: np.ndarray) -> pd.DataFrame:

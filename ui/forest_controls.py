@@ -16,7 +16,7 @@ import streamlit as st
 
 from engine.data import Dataset
 from engine.ensemble import RandomForestClassifier, RandomForestRegressor, first_members
-from engine.inspection import oob_permutation_importance, tree_correlation
+from engine.inspection import oob_permutation_importance, staged_errors, tree_correlation
 from ui.fitting import (
     FIT_JOBS,
     compute_once,
@@ -203,7 +203,12 @@ def fit_forest(dataset: Dataset, params: dict, *, noise: bool = False, what: str
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def error_curve(_forest, _dataset: Dataset, content_hash: str, params: tuple) -> pd.DataFrame:
-    return ff.error_curve(_forest, _dataset.X_test[forest_features(_dataset)], _dataset.y_test)
+    """The forest's OOB and test error curves; the pass over the trees on the test rows
+    also gives the Results tab its predictions."""
+    X_test = _dataset.X_test[forest_features(_dataset)]
+    staged = staged_errors(_forest, X_test, _dataset.y_test)
+    results.offer(("rf", content_hash, params), staged.prediction)
+    return ff.error_curve(_forest, X_test, _dataset.y_test, staged)
 
 
 def trees_shown(n_trees: int) -> int:

@@ -19,7 +19,7 @@ from viz import tree_figures as tf
 from viz.style import Style
 
 from . import data_controls as dc
-from .fitting import compute_once
+from .fitting import compute_once, keep_model
 
 #: What the score means, filled in with the rows scored (``{rows}``) and their count (``{n}``).
 ACCURACY_HELP = "Share of {rows} whose predicted class is the true class."
@@ -30,7 +30,18 @@ def prediction(model, dataset: Dataset, features: Sequence[str], key: tuple):
     """The key and the computation of ``model``'s predictions on the scored rows, for
     :func:`predicted` or a page's prefetch. ``key`` names the model: the page's name and
     its :func:`ui.params.cache_key`."""
-    return ("predicted", *key), lambda: model.predict(dataset.X_test[list(features)])
+    return _prediction_key(key), lambda: model.predict(dataset.X_test[list(features)])
+
+
+def _prediction_key(key: tuple) -> tuple:
+    return ("predicted", *key)
+
+
+def offer(key: tuple, predicted) -> None:
+    """Share ``predicted``, the predictions on the scored rows of the model ``key`` names
+    (as :func:`prediction`'s), made on the way to something else: :func:`predicted`
+    then takes them instead of predicting."""
+    keep_model(_prediction_key(key), predicted)
 
 
 def predicted(model, dataset: Dataset, features: Sequence[str], key: tuple):

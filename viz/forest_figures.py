@@ -13,7 +13,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from engine.inspection import staged_error_curve
+from engine.inspection import StagedErrors, staged_errors
 
 from ._text import plain_all
 from .style import Style
@@ -31,7 +31,7 @@ def error_name(classifier: bool) -> str:
     return "misclassification rate" if classifier else "1 − R² (share of variance left)"
 
 
-def error_curve(forest, X_test, y_test) -> pd.DataFrame:
+def error_curve(forest, X_test, y_test, staged: StagedErrors | None = None) -> pd.DataFrame:
     """OOB and test error of the first b = 1..B trees, one row per b.
 
     Columns ``n_trees``, ``oob`` (NaN without bootstrap) and ``test``. Classifiers give
@@ -39,13 +39,14 @@ def error_curve(forest, X_test, y_test) -> pd.DataFrame:
     error divided by the variance of ``y_test``), so both curves share one axis.
     Both come from one pass over the trees' stacked outputs (running sums), not B
     predictions. ``X_test`` None leaves the test column NaN (a forest still growing
-    shows its OOB curve, which its fit has computed already).
+    shows its OOB curve, which its fit has computed already). ``staged``: that pass on
+    ``X_test``, if the caller has made it already.
     """
     if X_test is None:
         oob = np.asarray(getattr(forest, "oob_error_curve_", []), dtype=float)
         return pd.DataFrame({"n_trees": np.arange(1, len(oob) + 1), "oob": oob,
                              "test": np.full(len(oob), np.nan)})
-    test = staged_error_curve(forest, X_test, y_test)
+    test = (staged or staged_errors(forest, X_test, y_test)).errors
     if getattr(forest, "_estimator_type", None) != "classifier":
         spread = float(np.var(np.asarray(y_test, dtype=float)))
         test = test / spread if spread > 0 else np.full_like(test, np.nan)

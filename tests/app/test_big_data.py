@@ -186,7 +186,7 @@ def _ahead_then_opened(page: str, query: dict, view: dict, calls: list):
     assert_clean(at)
     assert fitting.prefetch_idle(timeout=60)
     ahead = list(calls)
-    at = run_app(page, **query, **view)
+    at = run_app(page, **{**query, **view})  # the view replaces the query's tab
     assert_clean(at)
     return ahead, at
 
@@ -207,17 +207,33 @@ def test_the_results_tab_takes_the_boundary_forest_fitted_in_the_background(monk
 
 
 def test_the_results_tab_takes_the_predictions_made_in_the_background(monkeypatch):
-    """After the forest page is drawn, the forest's predictions on the test rows are made
-    ahead; the Results tab, and every rerun of it, scores them without predicting again."""
+    """After the forest page is drawn on a tab without the test curve, the forest's
+    predictions on the test rows are made ahead; the Results tab, and every rerun of it,
+    scores them without predicting again."""
     assert fitting.prefetch_idle(timeout=60)  # an earlier page's prefetch: not counted
     predicted = _counted(monkeypatch, RandomForestClassifier, "predict",  # not the pair forest
                          lambda forest, X, *_: len(X) if forest.oob_score else None)
     ahead, at = _ahead_then_opened("app_pages/random_forest.py",
-                                   dict(data="two_moons", rf_trees="6", seed="918"),
+                                   dict(data="two_moons", rf_trees="6", seed="918",
+                                        rf_view="Inside the forest"),
                                    dict(rf_view="Results"), predicted)
     at.run()
     assert_clean(at)
     assert len(ahead) == 1 and predicted == ahead  # the test rows, ahead of the tab
+    assert [m.label for m in at.metric][:1] == ["Test accuracy"]
+
+
+def test_the_results_tab_takes_the_predictions_of_the_test_curve(monkeypatch):
+    """The OOB tab's test curve walks every tree on the test rows: its last point's
+    predictions are the Results tab's, which then predicts nothing, ahead or on opening
+    (that they equal predict's is tested in tests/engine/test_inspection.py)."""
+    assert fitting.prefetch_idle(timeout=60)  # an earlier page's prefetch: not counted
+    predicted = _counted(monkeypatch, RandomForestClassifier, "predict",  # not the pair forest
+                         lambda forest, X, *_: len(X) if forest.oob_score else None)
+    query = dict(data="two_moons", rf_trees="6", seed="920")  # the OOB tab first
+    ahead, at = _ahead_then_opened("app_pages/random_forest.py", query,
+                                   dict(rf_view="Results"), predicted)
+    assert ahead == predicted == []
     assert [m.label for m in at.metric][:1] == ["Test accuracy"]
 
 
