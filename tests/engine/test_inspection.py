@@ -13,7 +13,6 @@ from engine.ensemble import (
     RandomForestClassifier,
     RandomForestRegressor,
 )
-from engine.naive_bayes import GaussianNB
 from engine.inspection import (
     decision_grid,
     oob_error_curve,
@@ -24,6 +23,7 @@ from engine.inspection import (
     tree_correlation,
 )
 from engine.metrics import accuracy_score, r2_score
+from engine.naive_bayes import GaussianNB
 from tests.engine.test_estimator_checks import mixed_frame, numeric_data
 
 
