@@ -40,6 +40,7 @@ __all__ = [
     "TreeCorrelation",
     "contributions",
     "decision_grid",
+    "grid_output",
     "node_test_counts",
     "oob_error_curve",
     "oob_permutation_importance",
@@ -630,6 +631,20 @@ def grid_rows(columns, xs: np.ndarray, ys: np.ndarray) -> tuple[tuple[int, int],
     return gx.shape, pd.DataFrame({columns[0]: gx.ravel(), columns[1]: gy.ravel()})
 
 
+def grid_output(model, columns, xs: np.ndarray, ys: np.ndarray, *, as_frame: bool = True) -> np.ndarray:
+    """``predict_proba`` (a model that has one) or ``predict`` of ``model`` at every point
+    of the grid ``xs`` × ``ys`` of its two features, in :func:`grid_rows`' order. A forest
+    of numeric trees walks the grid as rectangles (``grid_average``), to the same
+    numbers; any other model predicts the grid's rows, a frame of ``columns`` (or, with
+    ``as_frame`` False, a plain array)."""
+    walked = getattr(model, "grid_average", None)
+    if walked is not None and (out := walked(xs, ys)) is not None:
+        return out
+    _, rows = grid_rows(columns, xs, ys)
+    rows = rows if as_frame else rows.to_numpy()
+    return model.predict_proba(rows) if hasattr(model, "predict_proba") else model.predict(rows)
+
+
 def decision_grid(model, X2, resolution: int = 200, margin: float = 0.05) -> DecisionGrid:
     """Predict on a ``resolution`` × ``resolution`` grid spanning two numeric features.
 
@@ -657,13 +672,11 @@ def decision_grid(model, X2, resolution: int = 200, margin: float = 0.05) -> Dec
     axes = [grid_axis(frame.iloc[:, j], resolution, margin) for j in range(2)]
     xx, yy = np.meshgrid(*axes)
     names = [str(n) for n in model.feature_names_in_]
-    _, grid_X = grid_rows(names, *axes)
-    if not isinstance(X2, pd.DataFrame):
-        grid_X = grid_X.to_numpy()
+    out = grid_output(model, names, *axes, as_frame=isinstance(X2, pd.DataFrame))
     if not hasattr(model, "predict_proba"):
-        value = np.asarray(model.predict(grid_X), dtype=float).reshape(xx.shape)
+        value = np.asarray(out, dtype=float).reshape(xx.shape)
         return DecisionGrid(xx, yy, None, None, value, names, None)
-    proba = model.predict_proba(grid_X)
+    proba = out
     index = np.argmax(proba, axis=1)
     return DecisionGrid(xx, yy, index.reshape(xx.shape), proba.max(axis=1).reshape(xx.shape),
                         None, names, model.classes_)

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from engine.inspection import grid_axis, grid_rows
+from engine.inspection import grid_axis, grid_output
 from engine.tree import plurality
 from engine.tree._criteria import entropy, gini, misclassification
 
@@ -305,12 +305,9 @@ def decision_grid(model, X: pd.DataFrame, resolution: int = 150) -> dict:
     (resolution, resolution)): class index for a classifier, prediction for a regressor.
     """
     xs, ys = (grid_axis(X.iloc[:, j], resolution) for j in (0, 1))
-    shape, grid = grid_rows(X.columns, xs, ys)
-    if getattr(model, "_estimator_type", None) == "classifier":
-        z = plurality(model.predict_proba(grid))
-    else:
-        z = model.predict(grid)
-    return {"x": xs, "y": ys, "z": z.reshape(shape).astype(float)}
+    out = grid_output(model, X.columns, xs, ys)
+    z = plurality(out) if getattr(model, "_estimator_type", None) == "classifier" else out
+    return {"x": xs, "y": ys, "z": z.reshape(len(ys), len(xs)).astype(float)}
 
 
 def boundary_figure(grid: dict, train: pd.DataFrame, y_train, test: pd.DataFrame | None, y_test,

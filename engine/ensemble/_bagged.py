@@ -30,14 +30,17 @@ from ..tree._binning import PreparedFeatures, prepare_features
 from ..tree._builder import resolve_max_features
 from ..tree._classes import grow_many
 from ..tree._quantile import resolve_bins
+from ..tree._tree import NUMERIC, TREE_LEAF
 from ._base import (
     BATCHES_PER_WORKER,
+    PAIRS_PER_CHUNK,
     bootstrap_counts,
     compact_counts,
     draw_seeds,
     effective_jobs,
     forest_apply,
     forest_leaves,
+    grid_leaves,
     leaf_values,
     resolve_max_samples,
     run_parallel,
@@ -334,6 +337,27 @@ class BaseBagged(BaseEstimator):
         out = np.empty((X_enc.shape[0],) + values.shape[1:])
         for lo, leaves in forest_leaves(stacked, X_enc):
             np.mean(np.take(values, leaves, axis=0), axis=0, out=out[lo:lo + leaves.shape[1]])
+        return out
+
+    def grid_average(self, xs, ys) -> np.ndarray | None:
+        """The mean member output, as :meth:`_average` gives it (``predict_proba`` or
+        ``predict``), at every point of the grid ``xs`` × ``ys`` of the two features
+        (:func:`~engine.inspection.grid_rows`' order), the grid walked as rectangles
+        (:func:`grid_leaves`); None unless the members are trees of numeric splits on
+        two numeric features."""
+        self._check_is_fitted()
+        if (not self._all_trees or self.n_features_in_ != 2
+                or self.encoder_.is_categorical_.any()):
+            return None
+        stacked, values = self._stacked()
+        if ((stacked.tree.split_kind != NUMERIC) & (stacked.tree.children_left != TREE_LEAF)).any():
+            return None
+        leaves = grid_leaves(stacked, xs, ys)
+        out = np.empty((leaves.shape[1],) + values.shape[1:])
+        step = max(1, PAIRS_PER_CHUNK // max(1, stacked.n_trees))  # as _average, a chunk at a time
+        for lo in range(0, leaves.shape[1], step):
+            part = leaves[:, lo:lo + step]
+            np.mean(np.take(values, part, axis=0), axis=0, out=out[lo:lo + part.shape[1]])
         return out
 
     # ----------------------------------------------------------------- out of bag

@@ -400,6 +400,66 @@ class _Walk:
         return len(going)
 
 
+def grid_leaves(stacked: StackedTrees, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    """Leaf id of every point of the grid ``xs`` × ``ys`` in every tree, shape (n_trees,
+    len(ys) · len(xs)), point ``i · len(xs) + j`` being (xs[j], ys[i]): what
+    :func:`forest_leaves` gives for those points as rows, for trees of numeric splits
+    on two features (0 read on ``xs``, 1 on ``ys``), both axes ascending.
+
+    The grid is walked as rectangles, not points. A node's points are a rectangle of
+    index ranges, and its split ``x <= threshold`` cuts the range of its feature where
+    ``np.searchsorted(axis, threshold, "right")`` says; only children whose rectangle
+    holds points go on. The work is the rectangles the trees cut the grid into, not
+    its points times the trees' depth. A tree's leaf rectangles tile the grid, so each
+    leaf's id, added at its rectangle's corners into a difference table, gives at every
+    point the one leaf holding it once the table is summed along both axes.
+    """
+    tree, axes = stacked.tree, (np.asarray(xs, dtype=np.float64), np.asarray(ys, dtype=np.float64))
+    nx, ny, n_trees = len(axes[0]), len(axes[1]), stacked.n_trees
+    node = stacked.roots.astype(np.intp)
+    owner = np.arange(n_trees)  # each rectangle's tree
+    low = np.zeros((2, n_trees), dtype=np.intp)  # x range low:high (row 0), y range (row 1)
+    high = np.array([[nx], [ny]]).repeat(n_trees, axis=1)
+    found = []  # (tree, leaf, low, high) of the leaf rectangles
+    while len(node):
+        leaf = tree.children_left[node] == TREE_LEAF
+        if leaf.any():
+            found.append((owner[leaf], node[leaf], low[:, leaf], high[:, leaf]))
+            keep = ~leaf
+            node, owner, low, high = node[keep], owner[keep], low[:, keep], high[:, keep]
+        if not len(node):
+            break
+        feature, threshold = tree.feature[node], tree.threshold[node]
+        on_y = feature == 1
+        cut = np.empty(len(node), dtype=np.intp)
+        for f, rows in ((0, ~on_y), (1, on_y)):
+            cut[rows] = np.searchsorted(axes[f], threshold[rows], side="right")
+        span = np.arange(len(node))
+        a, b = low[on_y.astype(np.intp), span], high[on_y.astype(np.intp), span]
+        cut = np.clip(cut, a, b)
+        left_high, right_low = high.copy(), low.copy()
+        left_high[on_y.astype(np.intp), span] = cut
+        right_low[on_y.astype(np.intp), span] = cut
+        goes_left, goes_right = cut > a, cut < b  # a child without points stops here
+        first = tree.children_left[node].astype(np.intp)  # a numeric split's right is left + 1
+        node = np.concatenate([first[goes_left], first[goes_right] + 1])
+        owner = np.concatenate([owner[goes_left], owner[goes_right]])
+        low = np.concatenate([low[:, goes_left], right_low[:, goes_right]], axis=1)
+        high = np.concatenate([left_high[:, goes_left], high[:, goes_right]], axis=1)
+    owner, leaf, low, high = (np.concatenate(parts, axis=-1) for parts in zip(*found, strict=True))
+    width, size = nx + 1, (ny + 1) * (nx + 1)
+    table = np.zeros(n_trees * size)
+    base = owner * size
+    id_ = leaf.astype(np.float64)  # ids below 2**53: float sums of them are exact
+    for y, x, sign in ((low[1], low[0], 1.0), (low[1], high[0], -1.0),
+                       (high[1], low[0], -1.0), (high[1], high[0], 1.0)):
+        table += np.bincount(base + y * width + x, weights=sign * id_, minlength=len(table))
+    table = table.reshape(n_trees, ny + 1, nx + 1)
+    np.cumsum(table, axis=1, out=table)
+    np.cumsum(table, axis=2, out=table)
+    return table[:, :ny, :nx].reshape(n_trees, ny * nx).astype(np.intp)
+
+
 def leaf_values(stacked: StackedTrees, classifier: bool) -> np.ndarray:
     """Per node of the stacked tree: class shares (classifier) or the mean (regressor)."""
     value = stacked.tree.value

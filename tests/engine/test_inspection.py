@@ -15,6 +15,7 @@ from engine.ensemble import (
 )
 from engine.inspection import (
     decision_grid,
+    grid_axis,
     oob_error_curve,
     oob_permutation_importance,
     permutation_importance,
@@ -308,6 +309,50 @@ def test_decision_grid_shapes_and_predictions():
     np.testing.assert_array_equal(grid.class_index.ravel(), np.argmax(proba, axis=1))
     np.testing.assert_allclose(grid.max_proba.ravel(), proba.max(axis=1))
     assert (grid.max_proba >= 1 / 3).all()
+
+
+def _on_grid_rows(model, xs, ys):
+    rows = np.column_stack([np.tile(xs, len(ys)), np.repeat(ys, len(xs))])
+    return model.predict_proba(rows) if hasattr(model, "predict_proba") else model.predict(rows)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: RandomForestClassifier(n_estimators=25, random_state=0),
+    lambda: RandomForestClassifier(n_estimators=25, binning="quantile", max_samples=60,
+                                   random_state=1),
+    lambda: RandomForestRegressor(n_estimators=25, random_state=0),
+    lambda: BaggingClassifier(n_estimators=9, random_state=0),
+], ids=["forest", "binned forest", "regression forest", "bagged trees"])
+@pytest.mark.parametrize("ties", [False, True], ids=["distinct", "ties"])
+def test_a_forest_walks_the_grid_as_rectangles_to_the_numbers_of_its_rows(make, ties):
+    """grid_average (the grid cut into the trees' rectangles) equals predict on the
+    grid's points to the last bit: on grids through every threshold (a point on a
+    threshold goes left), past the data, and inside it."""
+    kind = "regressor" if "Regressor" in type(make()).__name__ else "classifier"
+    X, y = numeric_data(kind, n=300)
+    X = np.round(X[:, :2], 1) if ties else X[:, :2]  # ties: few distinct values
+    model = make().fit(X, y)
+    thresholds = np.unique(np.concatenate([m.tree_.threshold for m in model.estimators_]))
+    thresholds = thresholds[np.isfinite(thresholds)]
+    thresholds = thresholds[::max(1, len(thresholds) // 120)]  # a grid of ~120² points
+    inside = np.linspace(*np.quantile(X[:, 0], [0.3, 0.6]), 17)  # thresholds beyond both ends
+    for xs, ys in [(thresholds, thresholds), (grid_axis(X[:, 0], 40), grid_axis(X[:, 1], 31)),
+                   (inside, np.sort(np.concatenate([thresholds[:5], inside])))]:
+        np.testing.assert_array_equal(model.grid_average(xs, ys), _on_grid_rows(model, xs, ys))
+
+
+def test_the_grid_walk_takes_single_leaf_trees_and_declines_the_rest():
+    X, _ = numeric_data("classifier")
+    xs = np.linspace(0, 8, 5)
+    stumps = RandomForestClassifier(n_estimators=3, random_state=0).fit(X[:, :2], np.zeros(len(X)))
+    np.testing.assert_array_equal(stumps.grid_average(xs, xs), _on_grid_rows(stumps, xs, xs))
+    frame = pd.DataFrame({"a": X[:, 0], "b": np.where(X[:, 1] > X[:, 1].mean(), "hi", "lo")})
+    assert RandomForestClassifier(n_estimators=2, random_state=0).fit(
+        frame, X[:, 0] > X[:, 0].mean()).grid_average(xs, xs) is None  # a categorical feature
+    assert BaggingClassifier(estimator=GaussianNB(), n_estimators=2, random_state=0).fit(
+        X[:, :2], X[:, 0] > 1).grid_average(xs, xs) is None  # members not trees
+    assert RandomForestClassifier(n_estimators=2, random_state=0).fit(
+        X[:, :3], X[:, 0] > 1).grid_average(xs, xs) is None  # three features
 
 
 def test_decision_grid_refuses_other_column_counts():
