@@ -520,13 +520,28 @@ def _gain(left, totals, impurity, per_node, n_classes):
     # a node's figure at each cut (one node, as at every root: the number itself)
     at_cut = (lambda a: a[0]) if len(impurity) == 1 else (lambda a: np.repeat(a, per_node))  # noqa: E731
     if n_classes:
-        # W·gini = W - Σ_q W_q² / W per child, so Δ = impurity - 1 + (Σ_children Σ_q W_q² / W_child) / W
-        total = sum(totals)
-        w_left = np.add.reduce(left)
-        purity = np.add.reduce([q * q for q in left]) / np.maximum(w_left, _TINY)
-        right = [at_cut(t) - q for t, q in zip(totals, left, strict=True)]
-        purity += np.add.reduce([q * q for q in right]) / np.maximum(at_cut(total) - w_left, _TINY)
-        return purity / at_cut(total) + at_cut(impurity - 1.0)
+        # W·gini = W - Σ_q W_q² / W per child, so Δ = impurity - 1 + (Σ_children Σ_q W_q² / W_child) / W.
+        # Sums run class after class into a few arrays, in place: one pass an operation.
+        total = at_cut(sum(totals))
+        scratch = np.empty_like(left[0])
+        w_left, left_squares = left[0].copy(), left[0] * left[0]
+        for q in left[1:]:
+            w_left += q
+            left_squares += np.multiply(q, q, out=scratch)
+        right_squares = None
+        for t, q in zip(totals, left, strict=True):
+            right = np.subtract(at_cut(t), q, out=scratch)
+            right *= right
+            if right_squares is None:
+                right_squares = right.copy()
+            else:
+                right_squares += right
+        purity = np.divide(left_squares, np.maximum(w_left, _TINY, out=scratch), out=left_squares)
+        w_right = np.subtract(total, w_left, out=w_left)
+        purity += np.divide(right_squares, np.maximum(w_right, _TINY, out=w_right), out=right_squares)
+        purity /= total
+        purity += at_cut(impurity - 1.0)
+        return purity
     # Σ_k (S_k - w_k ȳ)² / w_k over both children, divided by W. The right child's
     # centred sum is minus the left's, so this is a² / (w_L w_R), a = S_L - w_L ȳ.
     w_left = left[0]
