@@ -126,6 +126,10 @@ class BinnedX:
 
 
 
+#: Up to this many nodes a level's per-node figures (totals, floors) are applied to its
+#: cuts slice by slice, as scalars; beyond it, spread to every cut by ``np.repeat``.
+SLICED_NODES = 16
+
 #: The criteria :class:`BinnedSearch` scores.
 CRITERIA = ("gini", "squared_error")
 
@@ -248,7 +252,8 @@ class _Part:
             totals = [level.totals[:, 0], level.totals[:, 1]]
             w_rows = weight[rows]
             if np.all(w_rows == w_rows[0]):  # equal weights: the left weight is a row count
-                left_weight, slot_weight = geo.n_left() * w_rows[0], ("count", w_rows[0])
+                w = w_rows[0]
+                left_weight, slot_weight = (geo.n_left() if w == 1.0 else geo.n_left() * w), ("count", w)
             else:
                 left_weight = geo.left_sums(geo.entry_sums(binned, weight, totals[0], "weight"))
                 slot_weight = ("weight", 1.0)
@@ -305,12 +310,24 @@ class _Scored:
         """Per node, the first cut here (lowest feature, then threshold) at or above
         ``floor``, as a candidate: threshold, and the first child's statistics."""
         gain, per_node = self.gain, self.per_node
-        near = np.flatnonzero(gain >= (floor[0] if len(floor) == 1 else np.repeat(floor, per_node)))
-        near = near[np.isfinite(gain[near])]  # a node whose every cut is barred has best -inf
-        cnode = np.repeat(np.arange(len(per_node)), per_node)[near]
-        first = np.ones(len(near), dtype=bool)
-        first[1:] = cnode[1:] != cnode[:-1]
-        chosen, node = near[first], cnode[first]
+        if len(per_node) <= SLICED_NODES:  # node by node: the first cut at the floor
+            chosen, node, at = [], [], 0
+            for j, n_cuts in enumerate(per_node.tolist()):
+                if np.isfinite(floor[j]):  # (-inf: every cut of the node is barred)
+                    reached = gain[at:at + n_cuts] >= floor[j]
+                    k = int(reached.argmax())
+                    if n_cuts and reached[k]:
+                        chosen.append(at + k)
+                        node.append(j)
+                at += n_cuts
+            chosen, node = np.array(chosen, dtype=np.intp), np.array(node, dtype=np.intp)
+        else:
+            near = np.flatnonzero(gain >= np.repeat(floor, per_node))
+            near = near[np.isfinite(gain[near])]  # a node whose every cut is barred has best -inf
+            cnode = np.repeat(np.arange(len(per_node)), per_node)[near]
+            first = np.ones(len(near), dtype=bool)
+            first[1:] = cnode[1:] != cnode[:-1]
+            chosen, node = near[first], cnode[first]
         binned, geo = self.part.binned, self.geo
         c = geo.cut[chosen]
         bin_ = geo.ebin[c]
@@ -470,13 +487,14 @@ def _geometry(binned, rows, lnode, m, n_total, n_node, above=None, parent=None) 
         # a run of L slots holds L - 1 cuts, all measured from its first slot
         first = np.repeat(runs, np.diff(runs, append=len(sel)) - 1)
         return _Geometry(sel, ebin, bounds, cut, first, hist=hist, counts=counts[sel])
-    node_of_row = np.full(n_total, -1, np.intp)
+    # each row's node, m (past every node) where it is not in the level: the narrowest
+    # type, as the sort's key (numpy's stable sort of one-byte keys is one radix pass)
+    node_of_row = np.full(n_total, m, smallest_int(m))
     node_of_row[rows] = lnode
     nd = node_of_row[binned.ent_row]
-    sel = np.flatnonzero(nd >= 0) if len(rows) < n_total else None  # None: every entry
+    sel = np.flatnonzero(nd != m) if len(rows) < n_total else None  # None: every entry
     if m > 1:  # radix sort by node keeps each node's entries in bin order
-        key = (nd if sel is None else nd[sel]).astype(np.int16 if m < 2**15 else np.int32)
-        by_node = np.argsort(key, kind="stable")
+        by_node = np.argsort(nd if sel is None else nd[sel], kind="stable")
         sel = by_node if sel is None else sel[by_node]
     elif sel is None:
         sel = np.arange(len(nd))
@@ -544,9 +562,19 @@ def _gain(left, totals, impurity, per_node, n_classes):
         return purity
     # Σ_k (S_k - w_k ȳ)² / w_k over both children, divided by W. The right child's
     # centred sum is minus the left's, so this is a² / (w_L w_R), a = S_L - w_L ȳ.
-    w_left = left[0]
-    a = left[1] - w_left * at_cut(totals[1] / totals[0])
+    (w_left, centred), mean, weight = left, totals[1] / totals[0], totals[0]
+    a, w_right = np.empty(len(w_left)), np.empty(len(w_left))
+    if 1 < len(per_node) <= SLICED_NODES:  # a node's figures as scalars, slice by slice
+        at = 0
+        for j, n_cuts in enumerate(per_node.tolist()):
+            cuts = slice(at, at + n_cuts)
+            np.multiply(w_left[cuts], mean[j], out=a[cuts])
+            np.subtract(weight[j], w_left[cuts], out=w_right[cuts])
+            at += n_cuts
+    else:
+        np.multiply(w_left, at_cut(mean), out=a)
+        np.subtract(at_cut(weight), w_left, out=w_right)
+    np.subtract(centred, a, out=a)
     a *= a
-    w_right = at_cut(totals[0]) - w_left
     w_right *= w_left
     return np.divide(a, np.maximum(w_right, _TINY, out=w_right), out=a)
