@@ -434,12 +434,12 @@ def grid_leaves(stacked: StackedTrees, xs: np.ndarray, ys: np.ndarray) -> np.nda
         cut = np.empty(len(node), dtype=np.intp)
         for f, rows in ((0, ~on_y), (1, on_y)):
             cut[rows] = np.searchsorted(axes[f], threshold[rows], side="right")
-        span = np.arange(len(node))
-        a, b = low[on_y.astype(np.intp), span], high[on_y.astype(np.intp), span]
+        split = (on_y.astype(np.intp), np.arange(len(node)))  # each node's range that is cut
+        a, b = low[split], high[split]
         cut = np.clip(cut, a, b)
         left_high, right_low = high.copy(), low.copy()
-        left_high[on_y.astype(np.intp), span] = cut
-        right_low[on_y.astype(np.intp), span] = cut
+        left_high[split] = cut
+        right_low[split] = cut
         goes_left, goes_right = cut > a, cut < b  # a child without points stops here
         first = tree.children_left[node].astype(np.intp)  # a numeric split's right is left + 1
         node = np.concatenate([first[goes_left], first[goes_right] + 1])
