@@ -205,6 +205,10 @@ class ClassificationCriterion:
         #: (prepared features, ``code * n_classes + class`` per row): made by the histogram
         #: search on first use in this fit (:func:`._search_histogram._coded_classes`).
         self.coded_classes: tuple | None = None
+        #: (prepared features, class counts per node, slot counts by feature) of the last
+        #: level counted by histogram with unit weights, for the level below
+        #: (:func:`._search_histogram._derived`).
+        self.slot_counts: tuple | None = None
         self.row_weight = np.asarray(sample_weight, dtype=np.float64)  # the row's one statistic
         self.n_stats = n_classes + 1
 

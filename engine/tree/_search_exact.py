@@ -365,8 +365,12 @@ def _all_candidates(prep, crit, level, order, min_leaf, multiway, allowed=None):
 
 
 #: A few-valued feature is counted by histogram while its (node, value) slots number at
-#: most this many times the rows being split; beyond that sorting is cheaper.
+#: most this many times the rows being split; beyond that sorting is cheaper. Where every
+#: feature is searched, the other way is the presorted orders, cheaper than sorting a
+#: forest's drawn pairs anew, so histograms give way sooner
+#: (:data:`HISTOGRAM_SLOTS_PER_ROW_PRESORTED`).
 HISTOGRAM_SLOTS_PER_ROW = 4.0
+HISTOGRAM_SLOTS_PER_ROW_PRESORTED = 1.0
 
 
 def _numeric_parts(prep, crit, level, order, min_leaf, allowed=None) -> list[Candidates]:
@@ -387,7 +391,8 @@ def _numeric_plan(prep, level, order, drawn: bool) -> list[tuple[NumericSearch, 
     are few; the rest by sorting the drawn pairs (a forest) or along presorted orders.
     Each group of features (positions in ``prep.numeric``) with its search."""
     slots = level.n_nodes * (prep.n_bins + 1)
-    by_histogram = slots <= HISTOGRAM_SLOTS_PER_ROW * len(level.rows)
+    per_row = HISTOGRAM_SLOTS_PER_ROW if drawn else HISTOGRAM_SLOTS_PER_ROW_PRESORTED
+    by_histogram = slots <= per_row * len(level.rows)
     by_sorting = np.ones(len(prep.numeric), dtype=bool)
     plan = []
     if order is not None and len(order.sparse):

@@ -135,12 +135,18 @@ def _slot_histogram(crit, level, prep, coded, runs: _HistogramRuns):
         # each entry's (slot, class) bin: its run's first slot times k, plus its row's
         # code * k + class from a table made once per fit
         k = crit.n_classes
-        coded_class = _coded_classes(crit, prep)[level.rows]
+        derived = _derived(crit, level, prep, coded, runs)
+        rows, node = level.rows, level.node
+        if derived is not None:  # only the other nodes' rows are read
+            read = ~np.isin(np.arange(level.n_nodes), derived[0])[node]
+            rows, node = rows[read], node[read]
+        coded_class = _coded_classes(crit, prep)[rows]
         if len(coded) < coded_class.shape[1]:
             coded_class = coded_class[:, coded]
         first = np.ascontiguousarray(runs.pair_start.T) * k
-        key = (np.take(first, level.node, axis=0) + coded_class).ravel()
+        key = (np.take(first, node, axis=0) + coded_class).ravel()
         sums = np.bincount(key, minlength=n_slots * k).reshape(n_slots, k)
+        _subtract(crit, level, prep, coded, runs, sums, derived)
         return _kept_slots(runs, sums, sum(sums[:, q] for q in range(k)))  # no slow row sums
     if every_pair:
         codes = prep.source.codes[level.data_rows]
@@ -176,6 +182,59 @@ def _slot_histogram(crit, level, prep, coded, runs: _HistogramRuns):
             sums = np.column_stack([np.bincount(key, weights=per_pair(column), minlength=n_slots)
                                     for column in crit.stats_t])
     return _kept_slots(runs, sums, n_rows)
+
+
+def _blocks(prep, coded, runs: _HistogramRuns, sums: np.ndarray, m: int) -> dict:
+    """Views of ``sums`` (every pair searched) by feature: feature ``coded[j]``'s slots
+    as an (m, n_bins + 1, k) array, node by node (runs lie feature-major)."""
+    width = prep.n_bins[coded] + 1
+    return {int(f): sums[start:start + m * w].reshape(m, w, -1)
+            for f, start, w in zip(coded, runs.pair_start[:, 0], width, strict=True)}
+
+
+def _derived(crit, level, prep, coded, runs: _HistogramRuns):
+    """(node, parent, sibling) of the nodes whose class counts are their parent's minus
+    their sibling's (the method of LightGBM): of two children of one split searched here,
+    the one with more rows (the second of equals), where the level above's counts are
+    kept for every feature searched here and reading its rows costs more than the
+    subtraction. None where no node is derived.
+
+    The counts are whole numbers, so a derived node's are the same to the bit; the
+    parent's class totals must be its two children's, or nothing is derived."""
+    above = crit.slot_counts
+    if above is None or level.parent is None or above[0] is not prep:
+        return None
+    _, totals_above, blocks_above = above
+    if not all(int(f) in blocks_above for f in coded):
+        return None
+    parent = level.parent
+    has = np.flatnonzero(parent >= 0)
+    order = has[np.argsort(parent[has], kind="stable")]
+    twins = parent[order[1:]] == parent[order[:-1]]
+    a, b = order[:-1][twins], order[1:][twins]
+    n_rows = level.totals[:, -1]
+    big = np.where(n_rows[b] >= n_rows[a], b, a)
+    small = a + b - big
+    # rows × features read against slots × classes subtracted, node by node
+    worth = n_rows[big] * len(coded) > (prep.n_bins[coded] + 1).sum() * crit.n_classes
+    big, small = big[worth], small[worth]
+    if not len(big):
+        return None
+    k = crit.n_classes
+    if not np.array_equal(totals_above[parent[big]], level.totals[big, :k] + level.totals[small, :k]):
+        return None
+    return big, parent[big], small
+
+
+def _subtract(crit, level, prep, coded, runs: _HistogramRuns, sums: np.ndarray, derived) -> None:
+    """Fill the derived nodes' slots of ``sums`` (see :func:`_derived`) and keep this
+    level's counts for the level below."""
+    blocks = _blocks(prep, coded, runs, sums, level.n_nodes)
+    if derived is not None:
+        node, parent, sibling = derived
+        for f, block in blocks.items():
+            block[node] = crit.slot_counts[2][f][parent] - block[sibling]
+    crit.slot_counts = (prep, level.totals[:, :crit.n_classes], blocks)
 
 
 def _kept_slots(runs: _HistogramRuns, sums: np.ndarray, n_rows: np.ndarray):
