@@ -377,8 +377,10 @@ def _numeric_parts(prep, crit, level, order, min_leaf, allowed=None) -> list[Can
     """Numeric candidates, each group of features through its search."""
     inp = NumericInput(prep, crit, level, order, min_leaf)
     numeric_allowed = None if allowed is None else allowed[:, prep.numeric]
-    parts = []
-    for search, features in _numeric_plan(prep, level, order, drawn=allowed is not None):
+    parts, plan = [], _numeric_plan(prep, level, order, drawn=allowed is not None)
+    if all(search is not _search_histogram.search for search, _ in plan):
+        _search_histogram.forget(crit)  # the next level's counts are not derived from these
+    for search, features in plan:
         part = search(inp, features, None if allowed is None else numeric_allowed[:, features])
         part.feature = prep.numeric[features[part.feature]]
         parts.append(part)

@@ -148,6 +148,7 @@ def _slot_histogram(crit, level, prep, coded, runs: _HistogramRuns):
         sums = np.bincount(key, minlength=n_slots * k).reshape(n_slots, k)
         _subtract(crit, level, prep, coded, runs, sums, derived)
         return _kept_slots(runs, sums, sum(sums[:, q] for q in range(k)))  # no slow row sums
+    forget(crit)
     if every_pair:
         codes = prep.source.codes[level.data_rows]
         if len(coded) < codes.shape[1]:
@@ -184,6 +185,13 @@ def _slot_histogram(crit, level, prep, coded, runs: _HistogramRuns):
     return _kept_slots(runs, sums, n_rows)
 
 
+def forget(crit) -> None:
+    """Drop the kept counts of a level (see :func:`_subtract`): a level derives its
+    nodes' counts only from the level just above it."""
+    if getattr(crit, "slot_counts", None) is not None:
+        crit.slot_counts = None
+
+
 def _blocks(prep, coded, runs: _HistogramRuns, sums: np.ndarray, m: int) -> dict:
     """Views of ``sums`` (every pair searched) by feature: feature ``coded[j]``'s slots
     as an (m, n_bins + 1, k) array, node by node (runs lie feature-major)."""
@@ -201,7 +209,7 @@ def _derived(crit, level, prep, coded, runs: _HistogramRuns):
 
     The counts are whole numbers, so a derived node's are the same to the bit; the
     parent's class totals must be its two children's, or nothing is derived."""
-    above = crit.slot_counts
+    above = crit.slot_counts  # the level just above's (see forget)
     if above is None or level.parent is None or above[0] is not prep:
         return None
     _, totals_above, blocks_above = above
