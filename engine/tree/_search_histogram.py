@@ -14,6 +14,7 @@ import numpy as np
 
 from ._binning import PreparedFeatures, smallest_int
 from ._search_drawn import DrawnEntries
+from ._slot_histogram import larger_siblings
 from ._splitter import (
     Candidates,
     NumericInput,
@@ -215,14 +216,8 @@ def _derived(crit, level, prep, coded, runs: _HistogramRuns):
     _, totals_above, blocks_above = above
     if not all(int(f) in blocks_above for f in coded):
         return None
-    parent = level.parent
-    has = np.flatnonzero(parent >= 0)
-    order = has[np.argsort(parent[has], kind="stable")]
-    twins = parent[order[1:]] == parent[order[:-1]]
-    a, b = order[:-1][twins], order[1:][twins]
-    n_rows = level.totals[:, -1]
-    big = np.where(n_rows[b] >= n_rows[a], b, a)
-    small = a + b - big
+    parent, n_rows = level.parent, level.totals[:, -1]
+    big, small = larger_siblings(parent, n_rows)
     # rows × features read against slots × classes subtracted, node by node
     worth = n_rows[big] * len(coded) > (prep.n_bins[coded] + 1).sum() * crit.n_classes
     big, small = big[worth], small[worth]

@@ -130,16 +130,24 @@ def _derived(binned, lnode: np.ndarray, m: int, parent: np.ndarray):
     second of equals); None where their rows' entries (estimated at the data's mean a
     row) are fewer than the level's slots, which a derivation passes over instead."""
     n_rows = np.bincount(lnode, minlength=m)
+    big, small = larger_siblings(parent, n_rows)
+    n, p = binned.gbin.shape
+    per_row = p if binned.dense else len(binned.rare[0]) / max(1, n)  # entries read a row
+    if n_rows[big].sum() * per_row < m * binned.n_bins:
+        return None
+    return big, parent[big], small
+
+
+def larger_siblings(parent: np.ndarray, n_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Of each two nodes of one parent (``parent``: -1 for none), the one with more rows
+    (the second of equals) and the other: the node whose histogram a subtraction gives
+    and the sibling it is taken from."""
     has = np.flatnonzero(parent >= 0)
     order = has[np.argsort(parent[has], kind="stable")]
     twins = parent[order[1:]] == parent[order[:-1]]
     a, b = order[:-1][twins], order[1:][twins]
     big = np.where(n_rows[b] >= n_rows[a], b, a)
-    n, p = binned.gbin.shape
-    per_row = p if binned.dense else len(binned.rare[0]) / max(1, n)  # entries read a row
-    if n_rows[big].sum() * per_row < m * binned.n_bins:
-        return None
-    return big, parent[big], a + b - big
+    return big, a + b - big
 
 
 class _Rare:
