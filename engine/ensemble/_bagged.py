@@ -185,8 +185,8 @@ class BaseBagged(BaseEstimator):
             first = members[0]
             bins = resolve_bins(first.binning, data.X_enc, data.encoder.n_categories_,
                                 first.max_bins)
-            data.prepared = prepare_features(data.X_enc if bins is None else bins.transform(data.X_enc),
-                                             data.encoder.n_categories_, first.max_bins)
+            data.prepared = prepare_features(data.X_enc, data.encoder.n_categories_, first.max_bins,
+                                             bins)
             if self._is_classifier:  # the search's class-sorted tables: made once, not per stack
                 data.prepared.classes = data.target
             n_features = data.X_enc.shape[1]

@@ -224,7 +224,7 @@ class PreparedFeatures:
 
 
 def prepare_features(
-    X: np.ndarray, n_categories: np.ndarray, max_bins: int | None
+    X: np.ndarray, n_categories: np.ndarray, max_bins: int | None, bins=None
 ) -> PreparedFeatures:
     """Transpose, presort numeric columns and code the ones with few distinct values.
 
@@ -237,14 +237,18 @@ def prepare_features(
     max_bins : int or None
         Numeric columns with at most this many distinct values are also coded
         (None: none are).
+    bins : QuantileBins or None
+        Quantile bins fitted on ``X``: its binned columns are prepared as
+        ``bins.transform(X)`` has them, and presorted by their bin codes, a counting
+        sort (the same order: the values ascend with the codes, ties keep row order).
     """
-    values = np.ascontiguousarray(X.T)
+    codes = {} if bins is None else bins.codes(X)
+    values = np.ascontiguousarray((X if bins is None else bins.transform(X, codes)).T)
     n_categories = np.asarray(n_categories, dtype=np.intp)
     numeric = np.flatnonzero(n_categories == 0)
     categorical = np.flatnonzero(n_categories > 0)
     numeric_values = _rows_of(values, numeric)
-    # argsort puts NaN last, which is where the splitter expects missing values.
-    order = np.argsort(numeric_values, axis=1, kind="stable").astype(np.intp)
+    order = _presorted(numeric_values, [codes.get(int(j)) for j in numeric])
     coded, codes, distinct, common = [], [], [], []
     for i, column in enumerate(numeric_values):
         ranked = _present(column[order[i]])
@@ -269,6 +273,19 @@ def prepare_features(
         np.array([c[0] for c in common], dtype=np.float64),
         np.array([c[1] for c in common], dtype=np.intp))
     return prep
+
+
+def _presorted(numeric_values: np.ndarray, codes: list) -> np.ndarray:
+    """Each numeric row's order by value, missing last (argsort puts NaN last, where
+    the splitter expects missing values), ties in row order; a row with ``codes`` (its
+    bin codes, ascending with its values, missing after all) by a radix sort of them."""
+    if all(c is None for c in codes):
+        return np.argsort(numeric_values, axis=1, kind="stable").astype(np.intp)
+    order = np.empty(numeric_values.shape, dtype=np.intp)
+    for i, code in enumerate(codes):
+        key = numeric_values[i] if code is None else code.astype(smallest_int(int(code.max(initial=0))))
+        order[i] = np.argsort(key, kind="stable")
+    return order
 
 
 def smallest_int(largest: int) -> type:

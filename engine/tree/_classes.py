@@ -95,8 +95,7 @@ class _BaseDecisionTree(BaseEstimator):
         X_fit = X_enc[keep]
         bins = resolve_bins(self.binning, X_fit, self.encoder_.n_categories_, self.max_bins)
         self.bins_ = bins
-        prep = prepare_features(X_fit if bins is None else bins.transform(X_fit),
-                                self.encoder_.n_categories_, self.max_bins)
+        prep = prepare_features(X_fit, self.encoder_.n_categories_, self.max_bins, bins)
         crit = self._criterion(target[keep], weight[keep])
         tree = build_tree(prep, crit, self._grow_params(X_enc.shape[0]))
         return tree if bins is None else bins.move_thresholds(tree)
@@ -549,8 +548,7 @@ class RoundGrower:
     def __init__(self, template, X_enc: np.ndarray, encoder, classes=None):
         self.bins = resolve_bins(template.binning, X_enc, encoder.n_categories_,
                                  template.max_bins)
-        prep = prepare_features(X_enc if self.bins is None else self.bins.transform(X_enc),
-                                encoder.n_categories_, None)
+        prep = prepare_features(X_enc, encoder.n_categories_, None, self.bins)
         self.prep, self.search = prep, BinnedSearch(prep)
         self._started = clone(template)  # each round's estimator is a copy of it
         self._started._start_encoded(encoder, classes)

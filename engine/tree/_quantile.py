@@ -77,15 +77,26 @@ class QuantileBins:
     def __bool__(self) -> bool:
         return bool(self.high)
 
-    def transform(self, X_enc: np.ndarray) -> np.ndarray:
-        """A copy of ``X_enc`` with each binned value replaced by its bin's largest value
-        (values beyond the last bin go to the last bin; missing stays missing)."""
-        out = np.array(X_enc, dtype=np.float64, copy=True)
+    def codes(self, X_enc: np.ndarray) -> dict[int, np.ndarray]:
+        """Each binned column's bin of every row, 0 .. bins − 1, ascending with the
+        values (beyond the last bin: the last bin); a missing value gets the number of
+        bins, after every bin, as NaN sorts after every value."""
+        out = {}
         for j, high in self.high.items():
-            column = out[:, j]
-            present = ~np.isnan(column)
-            at = np.minimum(np.searchsorted(high, column[present], side="left"), len(high) - 1)
-            column[present] = high[at]
+            column = X_enc[:, j]
+            code = np.minimum(np.searchsorted(high, column, side="left"), len(high) - 1)
+            code[np.isnan(column)] = len(high)
+            out[j] = code
+        return out
+
+    def transform(self, X_enc: np.ndarray, codes: dict[int, np.ndarray] | None = None) -> np.ndarray:
+        """A copy of ``X_enc`` with each binned value replaced by its bin's largest value
+        (values beyond the last bin go to the last bin; missing stays missing).
+        ``codes``: :meth:`codes` of ``X_enc``, if made already."""
+        out = np.array(X_enc, dtype=np.float64, copy=True)
+        for j, code in (self.codes(X_enc) if codes is None else codes).items():
+            high = np.append(self.high[j], np.nan)  # the missing rows' code picks NaN
+            out[:, j] = high[code]
         return out
 
     def exact_thresholds(self, feature: np.ndarray, threshold: np.ndarray) -> np.ndarray:
