@@ -232,8 +232,8 @@ def numeric_of(dataset, columns) -> list[str]:
 #: Training points a two-feature chart draws at most (a third as many test points). Beyond
 #: it a seeded sample, each class by its share, is drawn, and the caption says so: the
 #: model is fitted on every row, but 150,000 points would slow the browser and bury the
-#: boundary under them.
-POINTS_DRAWN = 3_000
+#: boundary under them. 1,500 + 500 SVG markers draw in about a quarter of a second.
+POINTS_DRAWN = 1_500
 #: Training points at most of a picture that a stepper redraws at every step (a
 #: boosting round, Play): fewer, since each step redraws every one of them.
 STEPPED_POINTS = 900
@@ -267,7 +267,7 @@ def drawn_rows(dataset, y, limit: int = POINTS_DRAWN) -> np.ndarray:
 
 def sample_note(drawn: str) -> str:
     """The caption's sentence for a chart that draws a sample; ``drawn`` says how many
-    ("3,000 of 150,000 training rows")."""
+    ("1,500 of 150,000 training rows")."""
     return (f"Drawn: {drawn}, a sample with each class's share; the model was fitted on "
             "every training row.")
 

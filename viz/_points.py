@@ -13,9 +13,11 @@ from ._text import plain
 JITTER = 0.2
 
 
-#: A picture of more points than this draws them with WebGL (plotly's ``scattergl``):
-#: the browser draws thousands of SVG markers far more slowly.
-WEBGL_POINTS = 1_000
+#: A picture of more points than this draws them with WebGL (plotly's ``scattergl``).
+#: SVG costs the browser about 0.1 ms a marker; a WebGL context costs 0.4–1.3 s to
+#: create where the browser has no GPU (it is then drawn by the processor, as on
+#: many classroom machines), so below several thousand points SVG draws sooner.
+WEBGL_POINTS = 4_000
 
 
 def point_adder(fig, n_points: int, *, stepped: bool = False):

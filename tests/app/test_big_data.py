@@ -283,7 +283,7 @@ def test_two_feature_points_are_a_seeded_stratified_sample():
     again = data_controls.two_feature_points(dataset, ["x0", "x1"])
     assert points.train.index.equals(again.train.index)  # seeded: the same rows
     assert points.train.index.is_monotonic_increasing
-    assert "3,000 of 15,000 training rows and 1,000 of 5,000 test rows" in points.note
+    assert "1,500 of 15,000 training rows and 500 of 5,000 test rows" in points.note
 
 
 def test_two_feature_points_of_a_small_table_are_every_row():
