@@ -343,7 +343,9 @@ def boundary_figure(grid: dict, train: pd.DataFrame, y_train, test: pd.DataFrame
                        marker=_marker(style, 0, hollow), customdata=real, hovertemplate=hover)
     fig.update_layout(xaxis_title=plain(train.columns[0]), yaxis_title=plain(train.columns[1]),
                       height=560)
-    return style.apply(fig, title=title)
+    style.apply(fig, title=title)
+    shown = [t.name for t in fig.data if t.type != "heatmap"] if class_names is not None else []
+    return style.reserve_margins(fig, y_range=(grid["y"][0], grid["y"][-1]), legend_names=shown)
 
 
 def _stepped(scale: list) -> list:

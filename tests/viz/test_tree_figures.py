@@ -162,3 +162,28 @@ def test_a_boundary_of_many_points_draws_them_with_webgl():
         kinds = [trace.type for trace in fig.data]
         assert kinds == ["heatmap"] + [kind] * 4
         assert sum(len(trace.x) for trace in fig.data[1:]) == n
+
+
+def test_a_boundary_reserves_margins_for_its_ticks_titles_and_legend():
+    """The margins are set before the browser measures (so plotly draws it once): wider
+    for wider y tick labels, a longer legend and larger type; no right margin to speak
+    of without a legend (a regression's colour bar)."""
+    from viz.style import Style
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(200, 2)), columns=["a", "b"])
+    y = pd.Series(np.where(X["a"] > 0, "yes", "no"))
+    pair = DecisionTreeClassifier(max_depth=2).fit(X, y)
+
+    def margin(X, names, style=Style(), classify=True):
+        grid = tf.decision_grid(pair, X) if classify else {
+            "x": np.linspace(0, 1, 5), "y": np.linspace(0, 1, 5), "z": np.zeros((5, 5))}
+        fig = tf.boundary_figure(grid, X, y, None, None, names if classify else None, style)
+        return fig.layout.margin
+
+    small, wide = margin(X, ["no", "yes"]), margin(X * 10_000, ["no", "yes"])
+    assert wide.l > small.l and wide.b == small.b
+    assert margin(X, ["a much longer class name", "yes"]).r > small.r
+    big = margin(X, ["no", "yes"], Style.presentation())
+    assert big.l > small.l and big.r > small.r and big.b > small.b
+    assert margin(X, None, classify=False).r == 10
