@@ -152,7 +152,7 @@ if len(numeric) >= 2:
             st.error(f"**These two columns cannot be fitted.** {error}")
         else:
             grid = nf.decision_grid(pair.model, dataset.X_train[[x_name, y_name]])
-            points = data_controls.two_feature_points(dataset, [x_name, y_name])
+            points = data_controls.two_feature_points(dataset, [x_name, y_name], test=False)
             st.plotly_chart(nf.decision_boundary_figure(grid, points.train, points.y_train,
                                                         pair.model.classes_, style), width="stretch")
             st.caption(f"Fitted on these two columns only (test accuracy {pair.accuracy:.1%}); "

@@ -272,15 +272,17 @@ def sample_note(drawn: str) -> str:
             "every training row.")
 
 
-def two_feature_points(dataset, columns: list[str], limit: int = POINTS_DRAWN) -> Points:
-    """At most ``limit`` training and ``limit // 3`` test rows of ``columns`` to draw."""
+def two_feature_points(dataset, columns: list[str], limit: int = POINTS_DRAWN, *,
+                       test: bool = True) -> Points:
+    """At most ``limit`` training and ``limit // 3`` test rows of ``columns`` to draw
+    (``test`` False: training rows only, for a chart that draws no test rows)."""
     def drawn(X, y, most):
         rows = drawn_rows(dataset, y, most)
         return X.iloc[rows], y.iloc[rows]
 
     train, y_train = drawn(dataset.X_train[columns], dataset.y_train, limit)
-    test = y_test = None
-    if not dataset.all_rows:
+    with_test, test, y_test = test, None, None
+    if with_test and not dataset.all_rows:
         test, y_test = drawn(dataset.X_test[columns], dataset.y_test, max(limit // 3, 1))
     parts = [f"{len(train):,} of {len(dataset.y_train):,} {'' if dataset.all_rows else 'training '}rows"]
     if test is not None and len(test) < len(dataset.y_test):

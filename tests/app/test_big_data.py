@@ -448,3 +448,14 @@ def test_a_depth_limit_cuts_the_grown_tree_instead_of_growing_it_again(monkeypat
     assert_clean(at)
     assert grown == [None]  # cut, not grown
     assert "depth 3" in at.caption[0].value and at.caption[0].value != full_leaves
+
+
+def test_two_feature_points_without_test_rows_say_only_what_is_drawn():
+    """A chart that draws only training rows (the Naive Bayes regions) gets no test rows
+    and a caption that names none."""
+    dataset = Dataset(_table(20_000), "class", test_size=0.25, stratify=True, random_state=0)
+    points = data_controls.two_feature_points(dataset, ["x0", "x1"], test=False)
+    assert points.test is None and points.y_test is None
+    assert len(points.train) == data_controls.POINTS_DRAWN
+    assert "1,500 of 15,000 training rows, a sample" in points.sampled
+    assert "test" not in points.sampled
