@@ -115,7 +115,9 @@ def stratified_sample(n_rows: int, n: int, labels=None, random_state=0) -> np.nd
     rng = check_random_state(random_state)
     if labels is None:
         return np.sort(rng.permutation(n_rows)[:n])
-    codes, _ = pd.factorize(np.asarray(labels, dtype=object), use_na_sentinel=False)
+    # a Series is factorized as it is (an object copy of its text costs several times more)
+    labels = labels if isinstance(labels, pd.Series) else np.asarray(labels, dtype=object)
+    codes, _ = pd.factorize(labels, use_na_sentinel=False)
     return np.sort(_draw(codes, _quota(np.bincount(codes), n), rng))
 
 

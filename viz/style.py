@@ -5,6 +5,7 @@ same colour in a bar chart and in a tree node, and presentation mode is one swit
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import plotly.graph_objects as go
@@ -52,24 +53,27 @@ class Style:
         """Colour of the class or series at ``index`` (cycles past the palette's end)."""
         return self.palette[index % len(self.palette)]
 
-    def reserve_margins(self, fig: go.Figure, *, y_range: tuple[float, float],
-                        legend_names=()) -> go.Figure:
+    def reserve_margins(self, fig: go.Figure, *, y_range: tuple[float, float] | None = None,
+                        y_labels=(), legend_names=()) -> go.Figure:
         """Margins wide enough, before the browser measures anything, for the tick
-        labels of a y axis spanning ``y_range``, both axis titles and a legend of
-        ``legend_names`` at the right.
+        labels of a y axis spanning ``y_range`` (or of the category labels ``y_labels``),
+        both axis titles and a legend of ``legend_names`` at the right.
 
         Where automargin has to widen the margins, plotly draws the figure a second
         time with the wider ones (for a picture of two thousand points, a third to a
         half of its drawing); with margins wide enough it draws once. Too narrow an
-        estimate costs only that second drawing, never a clipped label.
+        estimate costs only that second drawing, never a clipped label; too wide a few
+        pixels of white.
         """
         em = self.font_size
-        largest = max(abs(float(v)) for v in y_range)
-        tick_chars = (len(f"{largest:.0f}") if largest >= 10 else 3) + (min(y_range) < 0)
+        tick_chars = max((len(str(label)) for label in y_labels), default=0)
+        if y_range is not None:
+            tick_chars = max(tick_chars, _tick_chars(*y_range))
         longest = max((len(name) for name in legend_names), default=0)
-        # pixels, fitted to what automargin asked for at 14 and 24 px type, plus a few
+        # pixels, at least what automargin asked for in the app (Streamlit's plotly
+        # theme) at 14 and 24 px type
         return fig.update_layout(margin=dict(
-            l=round(32 + 0.7 * em * tick_chars), b=round(34 + 1.7 * em),
+            l=round(33 + em * (1.7 + 0.6 * tick_chars)), b=round(33 + 3.1 * em),
             r=round(90 + 0.4 * em * longest) if longest else 10))
 
     def legend_below(self, fig: go.Figure, *, plot_height: int = 300) -> go.Figure:
@@ -101,3 +105,21 @@ class Style:
             update(gridcolor=self.grid_color, zerolinecolor=self.grid_color, automargin=True,
                    tickfont=axis_font, title_font=axis_font)
         return fig
+
+
+def _tick_chars(low: float, high: float) -> int:
+    """Characters of the widest tick label plotly writes on an axis from ``low`` to
+    ``high``: its step is a 1, 2 or 5 (2.5 among tenths) times a power of ten, about six
+    ticks to the axis, and every label has the step's decimals."""
+    low, high = sorted((float(low), float(high)))
+    span = high - low
+    if not math.isfinite(span):
+        return 3
+    if span <= 0:
+        span = abs(high) or 1.0
+    step = span / 6
+    power = 10.0 ** math.floor(math.log10(step))
+    mantissa = min((m for m in (1, 2, 2.5, 5, 10) if m * power >= step), default=10)
+    step = mantissa * power
+    decimals = max(0, -math.floor(math.log10(step) + 1e-9)) + (mantissa == 2.5)
+    return max(len(f"{v:.{decimals}f}") for v in (low, high))

@@ -105,9 +105,11 @@ def threshold_curve_figure(table: pd.DataFrame, feature: str, criterion: str,
     rows = rows[np.isfinite(rows["threshold"].astype(float))].sort_values("threshold")
     name_shown = plain(feature)
     fig = go.Figure()
+    drawn = []
     for position, (name, (column, label)) in enumerate(CRITERION_COLUMNS.items()):
         if name == "gain_ratio" and criterion != "gain_ratio":
             continue
+        drawn.append(column)
         mine = name == criterion
         fig.add_scatter(x=rows["threshold"], y=rows[column], name=label, mode="lines+markers",
                         line=dict(width=style.line_width * (1.6 if mine else 0.7),
@@ -120,7 +122,12 @@ def threshold_curve_figure(table: pd.DataFrame, feature: str, criterion: str,
                       annotation_text=f"best: {name_shown} ≤ {best['threshold']:.4g}")
     fig.update_layout(xaxis_title=f"threshold t of {name_shown} ≤ t", yaxis_title="gain Δ",
                       legend_title_text="criterion")
-    return style.apply(fig, title=f"Gain of every threshold on {name_shown}")
+    style.apply(fig, title=f"Gain of every threshold on {name_shown}")
+    gains = rows[drawn].to_numpy(dtype=float)
+    gains = gains[np.isfinite(gains)]
+    y_range = (float(gains.min()), float(gains.max())) if gains.size else (0.0, 1.0)
+    return style.reserve_margins(fig, y_range=y_range,
+                                 legend_names=[t.name for t in fig.data])
 
 
 def category_order_table(table: pd.DataFrame, feature: str) -> pd.DataFrame:
@@ -229,7 +236,8 @@ def confusion_figure(matrix: np.ndarray, class_names, style: Style = Style(),
                       height=max(300, 120 + 50 * len(labels)))
     fig.update_xaxes(type="category", side="bottom")
     fig.update_yaxes(type="category", autorange="reversed")
-    return style.apply(fig, title=f"Confusion matrix ({rows})")
+    style.apply(fig, title=f"Confusion matrix ({rows})")
+    return style.reserve_margins(fig, y_labels=labels)
 
 
 def depth_curve(model, X_train, y_train, X_test, y_test) -> pd.DataFrame:

@@ -28,6 +28,11 @@ def test_threshold_curve_has_one_line_per_criterion_and_marks_the_best(iris):
     assert dict(zip(gain.x, gain.y, strict=True))[5.5] == pytest.approx(0.16859, abs=1e-5)
     assert fig.layout.shapes[0].x0 == pytest.approx(float(gain.x[np.argmax(gain.y)]))
     assert fig.layout.xaxis.title.text.startswith("threshold")
+    # margins set ahead for the legend of criteria (plotly then draws it once), larger
+    # with larger type
+    big = tf.threshold_curve_figure(table, "x", "entropy", Style.presentation())
+    assert fig.layout.margin.r > 150 and big.layout.margin.r > fig.layout.margin.r
+    assert big.layout.margin.b > fig.layout.margin.b
 
 
 def test_category_order_reproduces_the_sorted_shares():
