@@ -436,7 +436,7 @@ def oob_permutation_importance(forest, X, y, *, random_state=None, n_jobs=None,
     >>> bool(table.importance_mean[0] > 0.3), bool(abs(table.importance_mean[1]) < 0.05)
     (True, True)
     """
-    from .ensemble._base import draw_seeds, run_parallel
+    from .ensemble._base import draw_seeds, effective_jobs, run_parallel
 
     _require_bagged(forest)
     if not hasattr(forest, "estimators_") or not forest._all_trees:
@@ -448,7 +448,7 @@ def oob_permutation_importance(forest, X, y, *, random_state=None, n_jobs=None,
     oob = forest.inbag_counts_ == 0
     if max_rows is not None:
         oob = _at_most(oob, int(max_rows), seeds)
-    edges = _tree_groups(oob.sum(axis=1), X_enc.shape[1])
+    edges = _tree_groups(oob.sum(axis=1), X_enc.shape[1], effective_jobs(n_jobs))
     tasks = [([m.tree_ for m in forest.estimators_[a:b]], oob[a:b], X_enc, target, seeds[a:b],
               forest._is_classifier) for a, b in zip(edges[:-1], edges[1:], strict=True)]
     drops = np.concatenate(run_parallel(_permutation_drops, tasks, n_jobs))
@@ -477,12 +477,16 @@ def _at_most(oob: np.ndarray, max_rows: int, seeds: np.ndarray) -> np.ndarray:
 CELLS_PER_GROUP = 2_000_000
 
 
-def _tree_groups(n_oob: np.ndarray, n_columns: int) -> list[int]:
+def _tree_groups(n_oob: np.ndarray, n_columns: int, at_least: int = 1) -> list[int]:
     """Edges of consecutive groups of trees whose OOB rows × ``n_columns`` stay within
-    :data:`CELLS_PER_GROUP` (a tree with more is a group of its own)."""
+    :data:`CELLS_PER_GROUP` (a tree with more is a group of its own), and within an
+    even share of ``at_least`` groups (one a worker process, so that every worker has
+    work and none of it is left to the calling process)."""
+    total = int(np.sum(n_oob)) * n_columns
+    most = min(CELLS_PER_GROUP, -(-total // max(1, at_least)))
     edges, cells = [0], 0
     for b, n in enumerate(n_oob):
-        if cells and cells + n * n_columns > CELLS_PER_GROUP:
+        if cells and cells + n * n_columns > most:
             edges.append(b)
             cells = 0
         cells += n * n_columns

@@ -224,6 +224,22 @@ def test_oob_permutation_importance_does_not_depend_on_how_trees_are_grouped(mon
     pd.testing.assert_frame_equal(together, apart, check_exact=True)
 
 
+def test_oob_permutation_importance_gives_every_worker_a_group():
+    """Trees that fit one group are still cut into one group a worker (none is left to
+    the calling process), of even shares; the table is the same, bit for bit."""
+    from engine import inspection
+
+    edges = inspection._tree_groups(np.full(10, 100), 20, at_least=2)
+    assert edges == [0, 5, 10]
+    assert inspection._tree_groups(np.full(10, 100), 20) == [0, 10]
+    assert len(inspection._tree_groups(np.full(3, 100), 20, at_least=4)) == 4  # a tree a group
+    X, y = mixed_frame("classifier")
+    forest = RandomForestClassifier(n_estimators=9, random_state=3).fit(X, y)
+    pd.testing.assert_frame_equal(oob_permutation_importance(forest, X, y, random_state=2),
+                                  oob_permutation_importance(forest, X, y, random_state=2,
+                                                             n_jobs=2), check_exact=True)
+
+
 def test_oob_permutation_importance_with_room_for_every_oob_row_is_unchanged():
     X, y = mixed_frame("classifier")
     forest = RandomForestClassifier(n_estimators=6, random_state=3).fit(X, y)
