@@ -94,15 +94,23 @@ def _estimator(task: str, params: dict):
     return cls(**params)
 
 
+def _grown_deeper(kind: str, dataset: Dataset, params: tuple, *extra):
+    """The tree of ``kind`` with these parameters but no depth limit, if it is fitted
+    already and a cut of it is the tree ``params`` asks for (``cut_to_depth``: no leaf
+    limit, no pruning); else None."""
+    wanted = dict(params)
+    if (wanted["max_depth"] is None or wanted["max_leaf_nodes"] is not None
+            or wanted["ccp_alpha"] or wanted["chi2_alpha"] is not None):
+        return None
+    return fitted_model((kind, *cache_key(dataset, {**wanted, "max_depth": None}), *extra))
+
+
 def fit_tree(dataset: Dataset, content_hash: str, params: tuple):
     """The fitted tree, once per (dataset hash, parameters) and shared. A depth limit on
     a tree whose full-depth version is grown already cuts that one (``cut_to_depth``:
     the same tree) instead of growing it again. Raises ValueError."""
     wanted = dict(params)
-    full = None
-    if (wanted["max_depth"] is not None and wanted["max_leaf_nodes"] is None
-            and not wanted["ccp_alpha"] and wanted["chi2_alpha"] is None):
-        full = fitted_model(("tree", *cache_key(dataset, {**wanted, "max_depth": None})))
+    full = _grown_deeper("tree", dataset, params)
     if full is not None:
         return compute_once(("tree", content_hash, params),
                             lambda: cut_to_depth(full, int(wanted["max_depth"])),
@@ -116,10 +124,14 @@ def fit_tree(dataset: Dataset, content_hash: str, params: tuple):
 
 def _pair(dataset: Dataset, content_hash: str, params: tuple, pair: tuple[str, str]):
     """The key and the computation of a tree with the same parameters on just two
-    columns (for the decision boundary)."""
+    columns (for the decision boundary): a cut of the full-depth one where that is
+    fitted, as :func:`fit_tree` does."""
     pair = tuple(pair)
 
     def fit():
+        full = _grown_deeper("tree-pair", dataset, params, pair)
+        if full is not None:
+            return cut_to_depth(full, int(dict(params)["max_depth"]))
         return _estimator(dataset.task, dict(params)).fit(dataset.X_train[list(pair)],
                                                           dataset.y_train)
     return ("tree-pair", content_hash, params, pair), fit
@@ -133,11 +145,16 @@ def fit_pair(dataset: Dataset, content_hash: str, params: tuple, pair: tuple[str
 
 
 def _root_candidates(model, dataset: Dataset, content_hash: str, params: tuple):
-    """The key and the computation of the root's candidate table (see :func:`candidates`)."""
+    """The key and the computation of the root's candidate table (see :func:`candidates`).
+
+    The root holds every training row and splits alike at every depth limit (growth
+    is level by level), so the table is kept by the parameters but ``max_depth``: a
+    new depth reuses it."""
     def compute() -> pd.DataFrame:
         X, y = training_rows(dataset)
         return split_candidates(model, 0, X, y)
-    return ("candidates", content_hash, params, 0), compute
+    any_depth = tuple((k, v) for k, v in params if k != "max_depth")
+    return ("candidates", content_hash, any_depth, 0), compute
 
 
 @st.cache_data(max_entries=32, show_spinner="Scoring every candidate split…")

@@ -450,6 +450,30 @@ def test_a_depth_limit_cuts_the_grown_tree_instead_of_growing_it_again(monkeypat
     assert "depth 3" in at.caption[0].value and at.caption[0].value != full_leaves
 
 
+def test_a_new_depth_cuts_the_pair_tree_and_reuses_the_root_table(monkeypatch):
+    """A depth limit after the full-depth page has done its background work: the tree on
+    two features is a cut of the one fitted ahead, and the root's candidate table (the
+    same at every depth) is the one scored ahead; the tabs open on them."""
+    assert fitting.prefetch_idle(timeout=60)  # an earlier page's prefetch: not counted
+    pair_fits = _counted(monkeypatch, DecisionTreeClassifier, "fit",
+                         lambda tree, X, *_: ("pair", tree.max_depth) if X.shape[1] == 2 else None)
+    scored = _counted(monkeypatch, tc, "split_candidates", lambda model, node, *_: node)
+    query = dict(data="iris", seed="921")
+    at = run_app("app_pages/decision_tree.py", **query)
+    assert_clean(at)
+    assert fitting.prefetch_idle(timeout=60)
+    assert pair_fits == [("pair", None)] and scored == [0]
+    for view in ("Decision boundary", "Show your working"):
+        at = run_app("app_pages/decision_tree.py", **query, dt_max_depth="2", dt_view=view)
+        assert_clean(at)
+    assert fitting.prefetch_idle(timeout=60)
+    assert pair_fits == [("pair", None)] and scored == [0]  # cut and reused, not fitted or scored again
+    assert any(c.proto.spec and "Decision regions of a tree" in c.proto.spec
+               for c in run_app("app_pages/decision_tree.py", **query, dt_max_depth="2",
+                                dt_view="Decision boundary").get("plotly_chart"))
+    assert "depth 2" in at.caption[0].value
+
+
 def test_two_feature_points_without_test_rows_say_only_what_is_drawn():
     """A chart that draws only training rows (the Naive Bayes regions) gets no test rows
     and a caption that names none."""
