@@ -110,11 +110,65 @@ def _slot(key: tuple) -> _Slot:
     return _Slot()
 
 
-#: One background thread for the whole server, one prefetch at a time: while it is busy
-#: a new prefetch is skipped (its view computes on demand), so a busy classroom server
-#: never builds a queue of guesses, and prefetching takes at most one core.
+#: One background thread for the whole server, one job at a time, so prefetching takes at
+#: most one core (and the forest workers a job asks for).
 _BACKGROUND = ThreadPoolExecutor(max_workers=1, thread_name_prefix="glassbox-prefetch")
-_BACKGROUND_FREE = threading.Semaphore(1)
+
+
+class _Prefetcher:
+    """The jobs of the newest :func:`prefetch` not started yet, and whether the
+    background thread is taking them.
+
+    A new prefetch replaces the jobs an older one has not started: the job under way
+    finishes (its result is kept), then the thread goes on with the newest request. So
+    the work done ahead follows the last click — after "50 trees", the 50-tree views,
+    not the 100-tree ones left over — and a busy classroom server never builds a queue
+    of guesses: at most one list waits, each guess's view computes on demand."""
+
+    def __init__(self) -> None:
+        self.changed = threading.Condition()
+        self.jobs: list[tuple[tuple, Callable[[], Any]]] = []
+        self.busy = False
+
+    def submit(self, jobs: list[tuple[tuple, Callable[[], Any]]]) -> None:
+        with self.changed:
+            self.jobs = jobs
+            if self.busy:
+                return
+            self.busy = True
+        _BACKGROUND.submit(self._run)
+
+    def _next(self) -> tuple[tuple, Callable[[], Any]] | None:
+        """The next job whose result is not there or on its way; None (and idle) when
+        there is none."""
+        with self.changed:
+            while self.jobs:
+                key, compute = self.jobs.pop(0)
+                if not _taken(key):
+                    return key, compute
+            self.busy = False
+            self.changed.notify_all()
+            return None
+
+    def _run(self) -> None:
+        try:
+            while (job := self._next()) is not None:
+                key, compute = job
+                try:
+                    _slot(key).fill(compute)
+                except Exception:  # noqa: BLE001 - shown when the view asks for it
+                    pass
+        finally:
+            with self.changed:  # idle even if the loop itself failed
+                self.jobs, self.busy = [], False
+                self.changed.notify_all()
+
+    def wait_idle(self, timeout: float | None) -> bool:
+        with self.changed:
+            return self.changed.wait_for(lambda: not self.busy, timeout)
+
+
+_PREFETCHER = _Prefetcher()
 
 
 def is_fitted(key: tuple) -> bool:
@@ -311,28 +365,15 @@ def _taken(key: tuple) -> bool:
 
 
 def prefetch(*jobs: tuple[tuple, Callable[[], Any]]) -> bool:
-    """Start the ``(key, compute)`` jobs in the background, one after another, each
+    """Compute the ``(key, compute)`` jobs in the background, one after another, each
     unless its result is there or on its way by then; :func:`compute_once` (or
-    :func:`fit_once`) with the same key then takes it. Nothing starts when every result
-    is taken or another prefetch is running. Returns whether it started. An error is
-    dropped here: the view computes again and shows it."""
+    :func:`fit_once`) with the same key then takes it. The jobs replace those of an
+    earlier prefetch that have not started (:class:`_Prefetcher`). Returns False, and
+    changes nothing, when every result is taken already. An error is dropped here: the
+    view computes again and shows it."""
     if all(_taken(key) for key, _ in jobs):
         return False
-    if not _BACKGROUND_FREE.acquire(blocking=False):
-        return False
-
-    def run() -> None:
-        try:
-            for key, compute in jobs:
-                if _taken(key):
-                    continue
-                try:
-                    _slot(key).fill(compute)
-                except Exception:  # noqa: BLE001 - shown when the view asks for it
-                    pass
-        finally:
-            _BACKGROUND_FREE.release()
-    _BACKGROUND.submit(run)
+    _PREFETCHER.submit(list(jobs))
     return True
 
 
@@ -354,7 +395,4 @@ def tallied(key: tuple, size: int,
 
 def prefetch_idle(timeout: float | None = None) -> bool:
     """Wait until no prefetch is running: True, or False after ``timeout`` seconds."""
-    if not _BACKGROUND_FREE.acquire(timeout=timeout):
-        return False
-    _BACKGROUND_FREE.release()
-    return True
+    return _PREFETCHER.wait_idle(timeout)

@@ -19,12 +19,10 @@ from ui.tally import Tally, boost_tallied
 
 
 def start(*jobs) -> None:
-    """Prefetch the ``(key, compute)`` jobs once the background thread is free (an
-    earlier test's prefetch may still be letting go of it)."""
-    deadline = time.monotonic() + 5
-    while not fitting.prefetch(*jobs):
-        assert time.monotonic() < deadline, "the background thread stayed busy"
-        time.sleep(0.01)
+    """Prefetch the ``(key, compute)`` jobs once the background thread is idle, so that
+    an earlier test's jobs neither replace these nor run before them."""
+    assert fitting.prefetch_idle(timeout=5), "the background thread stayed busy"
+    assert fitting.prefetch(*jobs)
 
 
 def test_a_prefetched_result_is_taken_by_the_view_without_computing_again():
@@ -40,15 +38,35 @@ def test_a_prefetched_result_is_taken_by_the_view_without_computing_again():
 
     start((key, slow))
     assert started.wait(5)
-    # on its way: not again; and while it runs, no other prefetch starts at all
-    assert not fitting.prefetch((key, lambda: calls.append("second prefetch")))
-    assert not fitting.prefetch((("test-prefetch", "other"), lambda: calls.append("other")))
+    assert not fitting.prefetch((key, lambda: calls.append("second prefetch")))  # on its way
     assert not fitting.is_fitted(key)
     release.set()
     assert fitting.compute_once(key, lambda: calls.append("view") or 0, "Computing") == 42
     assert calls == ["prefetch"]
     assert fitting.is_fitted(key)
-    start((("test-prefetch", "after"), lambda: 1))  # free again once it has finished
+    assert fitting.prefetch_idle(timeout=5)
+
+
+def test_a_newer_prefetch_replaces_the_jobs_an_older_one_has_not_started():
+    under_way, old, newer = (("test-prefetch", "replaced", name)
+                             for name in ("under way", "old", "newer"))
+    started, release = threading.Event(), threading.Event()
+    calls = []
+
+    def slow():
+        calls.append("under way")
+        started.set()
+        release.wait(5)
+        return "kept"
+
+    start((under_way, slow), (old, lambda: calls.append("old") or 1))
+    assert started.wait(5)
+    # the click that made the old request is gone: its waiting job gives way
+    assert fitting.prefetch((newer, lambda: calls.append("newer") or 2))
+    release.set()
+    assert fitting.prefetch_idle(timeout=5)
+    assert calls == ["under way", "newer"]  # the job under way finished, the old one never ran
+    assert [fitting.fitted_model(k) for k in (under_way, old, newer)] == ["kept", None, 2]
 
 
 def test_prefetch_skips_what_is_already_there():
