@@ -25,17 +25,22 @@ def start(*jobs) -> None:
     assert fitting.prefetch(*jobs)
 
 
-def test_a_prefetched_result_is_taken_by_the_view_without_computing_again():
-    key = ("test-prefetch", "taken")
+def held(calls: list, name: str, result):
+    """A job that notes ``name`` in ``calls`` and returns ``result`` once released; and
+    the events it started and that release it."""
     started, release = threading.Event(), threading.Event()
-    calls = []
 
-    def slow():
-        calls.append("prefetch")
+    def job():
+        calls.append(name)
         started.set()
         release.wait(5)
-        return 42
+        return result
+    return job, started, release
 
+
+def test_a_prefetched_result_is_taken_by_the_view_without_computing_again():
+    key, calls = ("test-prefetch", "taken"), []
+    slow, started, release = held(calls, "prefetch", 42)
     start((key, slow))
     assert started.wait(5)
     assert not fitting.prefetch((key, lambda: calls.append("second prefetch")))  # on its way
@@ -50,15 +55,8 @@ def test_a_prefetched_result_is_taken_by_the_view_without_computing_again():
 def test_a_newer_prefetch_replaces_the_jobs_an_older_one_has_not_started():
     under_way, old, newer = (("test-prefetch", "replaced", name)
                              for name in ("under way", "old", "newer"))
-    started, release = threading.Event(), threading.Event()
     calls = []
-
-    def slow():
-        calls.append("under way")
-        started.set()
-        release.wait(5)
-        return "kept"
-
+    slow, started, release = held(calls, "under way", "kept")
     start((under_way, slow), (old, lambda: calls.append("old") or 1))
     assert started.wait(5)
     # the click that made the old request is gone: its waiting job gives way
