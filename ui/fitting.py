@@ -142,26 +142,25 @@ class _Prefetcher:
         """The next job whose result is not there or on its way; None (and idle) when
         there is none."""
         with self.changed:
-            while self.jobs:
-                key, compute = self.jobs.pop(0)
-                if not _taken(key):
-                    return key, compute
+            try:
+                while self.jobs:
+                    key, compute = self.jobs.pop(0)
+                    if not _taken(key):
+                        return key, compute
+            except Exception:  # noqa: BLE001 - the list is dropped, never the thread's state
+                self.jobs = []
+            # idle under the same lock a submit takes: a submit after this starts a new run
             self.busy = False
             self.changed.notify_all()
             return None
 
     def _run(self) -> None:
-        try:
-            while (job := self._next()) is not None:
-                key, compute = job
-                try:
-                    _slot(key).fill(compute)
-                except Exception:  # noqa: BLE001 - shown when the view asks for it
-                    pass
-        finally:
-            with self.changed:  # idle even if the loop itself failed
-                self.jobs, self.busy = [], False
-                self.changed.notify_all()
+        while (job := self._next()) is not None:
+            key, compute = job
+            try:
+                _slot(key).fill(compute)
+            except Exception:  # noqa: BLE001 - shown when the view asks for it
+                pass
 
     def wait_idle(self, timeout: float | None) -> bool:
         with self.changed:
