@@ -66,14 +66,15 @@ class Style:
         pixels of white.
         """
         em = self.font_size
-        tick_chars = max((len(str(label)) for label in y_labels), default=0)
+        # the widest y tick label in ems: about 0.6 an average letter, 0.75 a digit
+        ticks = max((0.6 * len(str(label)) for label in y_labels), default=0.0)
         if y_range is not None:
-            tick_chars = max(tick_chars, _tick_chars(*y_range))
+            ticks = max(ticks, 0.75 * _tick_chars(*y_range))
         longest = max((len(name) for name in legend_names), default=0)
         # pixels, at least what automargin asked for in the app (Streamlit's plotly
         # theme) at 14 and 24 px type
         return fig.update_layout(margin=dict(
-            l=round(33 + em * (1.7 + 0.6 * tick_chars)), b=round(33 + 3.1 * em),
+            l=round(33 + em * (1.7 + ticks)), b=round(33 + 3.1 * em),
             r=round(90 + 0.4 * em * longest) if longest else 10))
 
     def legend_below(self, fig: go.Figure, *, plot_height: int = 300) -> go.Figure:
