@@ -307,6 +307,32 @@ def _curve(dataset: Dataset, model_id: str, params: tuple, entry: Entry,
     return pd.DataFrame(rows)
 
 
+def curve_work(dataset: Dataset, model_id: str, settings: Settings) -> tuple[int, int, str] | None:
+    """The work of one model's learning curve, its refits taken together, as
+    :func:`_work` gives it for one fit (rows, trees or rounds, kind), None if light.
+
+    Each size's refit is counted as :func:`_curve` builds it: a forest's or bagging's
+    trees on a big table draw ``limits.rows_per_tree`` rows at every size above
+    ``limits.TREE_ROWS``, not a share of the size, so the smaller sizes cost nearly
+    what the full fit costs."""
+    rows, work = 0, None
+    for n in curve_sizes(len(dataset.y_train))[:-1]:  # the last size is the fitted model
+        model = estimator(model_id, dataset.task, settings, dataset.random_state,
+                          nb_controls.text_columns(dataset), n)
+        work = _work(model, model_id, n)
+        if work is None:
+            return None
+        rows += work[0]
+    return None if work is None else (rows, work[1], work[2])
+
+
+def curve_too_much_work(dataset: Dataset, model_id: str, settings: Settings) -> str | None:
+    """The work limit's message when one model's learning curve (:func:`curve_work`)
+    would exceed it, else None."""
+    work = curve_work(dataset, model_id, settings)
+    return None if work is None else limits.check_work(*work)
+
+
 def _error(model, X, y, task: str) -> float:
     return np.nan if model is None else model_error(model, X, y, task)
 
@@ -324,12 +350,11 @@ def learning_curves(dataset: Dataset, chosen: list[str], entries: list[Entry],
     total = max(len(fitted) * n_sizes, 1)
     skipped = []
     for m, model_id in enumerate(fitted):
-        entry, n_train = by_name[MODELS[model_id]], len(dataset.y_train)
-        work = _work(entry.model, model_id, n_train)
-        # the curve's refits see the smaller sizes' rows in all: about twice one fit
-        if work and limits.check_work(sum(curve_sizes(n_train)[:-1]) * work[0] // n_train,
-                                      work[1], work[2]):
-            skipped.append(entry.name)
+        entry = by_name[MODELS[model_id]]
+        if curve_too_much_work(dataset, model_id, settings):
+            rows, _, kind = curve_work(dataset, model_id, settings)
+            skipped.append(f"{entry.name} (up to {limits.most_models(rows, kind):,} "
+                           f"{limits.UNIT[kind]} would fit)")
             continue
 
         def report(done: int, _total: int, m=m, name=MODELS[model_id]) -> None:

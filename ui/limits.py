@@ -37,7 +37,7 @@ from ui.state import MAX_UPLOAD_MB
 
 __all__ = ["MAX_UPLOAD_MB", "BINNED_ABOVE_ROWS", "TREE_ROWS",
            "MAX_TREES", "MAX_ROUNDS", "MAX_WORK", "IMPORTANCE_OOB_ROWS", "PERMUTATION_ROWS",
-           "check_work", "rows_per_tree",
+           "check_work", "most_models", "rows_per_tree",
            "rows_per_tree_note"]
 
 #: Training rows above which trees and ensembles start with the binned threshold search:
@@ -129,7 +129,15 @@ def check_work(n_rows: int, n_models: int, kind: str) -> str | None:
     budget = MAX_WORK[kind]
     if n_rows * n_models <= budget:
         return None
-    fewer = max(budget // max(n_rows, 1), 1)
     return (f"**This would take too long on a shared server.** {n_models:,} {unit} on "
             f"{n_rows:,} training rows is more than the limit of {budget:,} rows × {unit}. "
-            f"Choose at most {fewer:,} {unit}, or fewer rows.")
+            f"Choose at most {most_models(n_rows, kind):,} {unit}, or fewer rows.")
+
+
+def most_models(n_rows: int, kind: str) -> int:
+    """The most trees or rounds :func:`check_work` allows on ``n_rows`` rows (at least 1).
+
+    >>> most_models(50_000, "forest"), most_models(100, "forest")
+    (80, 500)
+    """
+    return max(min(MAX_WORK[kind] // max(n_rows, 1), MAX_MODELS[kind]), 1)

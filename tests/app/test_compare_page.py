@@ -206,5 +206,52 @@ def test_a_last_curve_left_out_draws_the_curves_so_far_once(monkeypatch):
     at = run_page(data="iris", cmp_models=["Naive Bayes", "Decision tree", "Gradient boosting"],
                   cmp_view="Learning curves", seed="974")
     assert_clean(at)
-    assert "Not drawn: Gradient boosting" in " ".join(c.value for c in at.caption)
+    assert "Not drawn: Gradient boosting (up to " in " ".join(c.value for c in at.caption)
     assert {t.name for t in figure_of(at).data} == {"Naive Bayes", "Decision tree"}
+
+
+def _big_dataset(n_rows: int):
+    from engine.data import Dataset
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"a": rng.normal(size=n_rows), "b": rng.normal(size=n_rows)})
+    frame["y"] = np.where(frame["a"] + rng.normal(size=n_rows) > 0, "yes", "no")
+    return Dataset(frame, "y", random_state=0)
+
+
+@pytest.mark.parametrize("model_id", ["forest", "bagging"])
+def test_a_forest_curve_counts_the_rows_its_refits_draw(model_id):
+    """Above limits.TREE_ROWS a refit's trees draw that many rows at every size, so a
+    curve of 5 refits costs about 5 fits, not the sizes' share of one."""
+    from ui import limits
+
+    dataset = _big_dataset(200_000)
+    n_train = len(dataset.y_train)
+    sizes = cc.curve_sizes(n_train)[:-1]
+    assert min(sizes) > limits.TREE_ROWS  # every refit draws TREE_ROWS rows a tree
+    for n in sizes:
+        refit = cc.estimator(model_id, dataset.task, cc.Settings(), 0, (), n)
+        assert refit.get_params()["max_samples"] == limits.TREE_ROWS
+    drawn = len(sizes) * limits.TREE_ROWS  # rows a tree, over the curve's refits
+    assert cc.curve_work(dataset, model_id, cc.Settings()) == (drawn, 100, "forest")
+    fits = limits.MAX_WORK["forest"] // drawn  # trees within the limit
+    assert limits.most_models(drawn, "forest") == fits
+    assert cc.curve_too_much_work(dataset, model_id, cc.Settings(n_trees=fits)) is None
+    refused = cc.curve_too_much_work(dataset, model_id, cc.Settings(n_trees=fits + 1))
+    assert refused and f"{drawn:,} training rows" in refused
+
+
+def test_a_small_tables_curve_counts_each_sizes_rows():
+    """At most limits.TREE_ROWS training rows, a refit's trees draw as many rows as its
+    size: the curve costs the sizes' rows."""
+    from ui import limits
+
+    dataset = _big_dataset(13_000)
+    assert len(dataset.y_train) <= limits.TREE_ROWS
+    drawn = sum(cc.curve_sizes(len(dataset.y_train))[:-1])
+    fits = limits.MAX_WORK["forest"] // drawn
+    assert fits < limits.MAX_TREES  # the work limit, not the number of trees, decides
+    assert cc.curve_too_much_work(dataset, "forest", cc.Settings(n_trees=fits)) is None
+    refused = cc.curve_too_much_work(dataset, "forest", cc.Settings(n_trees=fits + 1))
+    assert refused and f"{drawn:,} training rows" in refused
+    assert cc.curve_too_much_work(dataset, "nb", cc.Settings()) is None  # no work limit
