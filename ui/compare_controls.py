@@ -26,7 +26,7 @@ from engine.ensemble import (
     RandomForestClassifier,
     RandomForestRegressor,
 )
-from engine.tree import DecisionTreeClassifier, DecisionTreeRegressor
+from engine.tree import DecisionTreeClassifier, DecisionTreeRegressor, prune_to_alpha
 from engine.tree._prune import choose_ccp_alpha_cv
 from ui import nb_controls
 from ui.fitting import FIT_JOBS, worker_processes
@@ -175,12 +175,12 @@ def train(model, model_id: str, X: pd.DataFrame, y: pd.Series,
     start, note = time.perf_counter(), ""
     if model_id == "pruned":
         folds = min(5, len(y) // 2)
-        if folds >= 2:
-            alpha, _ = choose_ccp_alpha_cv(model, X, y, cv=folds, random_state=0)
-            model.set_params(ccp_alpha=float(alpha))
+        if folds >= 2:  # the whole tree, grown once: the path's and, pruned, the model
+            full = model.fit(X, y)
+            alpha, _ = choose_ccp_alpha_cv(full, X, y, cv=folds, random_state=0, full=full)
             note = f"α = {alpha:.3g} ({folds}-fold CV)"
-        else:
-            note = "too few rows to cross-validate: not pruned"
+            return prune_to_alpha(full, alpha), time.perf_counter() - start, note
+        note = "too few rows to cross-validate: not pruned"
     with worker_processes():  # bagging's and the forest's trees on the server's workers
         if progress is not None and model_id in ("bagging", "forest", "adaboost", "gboost"):
             model.fit(X, y, progress=progress)

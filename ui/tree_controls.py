@@ -14,7 +14,7 @@ import streamlit as st
 
 from engine.data import Dataset
 from engine.inspection import split_candidates
-from engine.tree import DecisionTreeClassifier, DecisionTreeRegressor, cut_to_depth
+from engine.tree import DecisionTreeClassifier, DecisionTreeRegressor, cut_to_depth, prune_to_alpha
 from engine.tree._prune import choose_ccp_alpha_cv
 from ui.fitting import compute_once, fitted_model, prefetch
 from viz import tree_figures as tf
@@ -105,16 +105,32 @@ def _grown_deeper(kind: str, dataset: Dataset, params: tuple, *extra):
     return fitted_model((kind, *cache_key(dataset, {**wanted, "max_depth": None}), *extra))
 
 
+def _grown_unpruned(kind: str, dataset: Dataset, params: tuple, *extra):
+    """The tree of ``kind`` with these parameters but not pruned, if it is fitted
+    already and ``params`` asks for cost-complexity pruning only (``prune_to_alpha``);
+    else None."""
+    wanted = dict(params)
+    if not wanted["ccp_alpha"] or wanted["chi2_alpha"] is not None:
+        return None
+    return fitted_model((kind, *cache_key(dataset, {**wanted, "ccp_alpha": 0.0}), *extra))
+
+
 def fit_tree(dataset: Dataset, content_hash: str, params: tuple):
     """The fitted tree, once per (dataset hash, parameters) and shared. A depth limit on
     a tree whose full-depth version is grown already cuts that one (``cut_to_depth``:
-    the same tree) instead of growing it again. Raises ValueError."""
+    the same tree), and a pruning α on a tree grown already unpruned prunes that one
+    (``prune_to_alpha``), instead of growing it again. Raises ValueError."""
     wanted = dict(params)
     full = _grown_deeper("tree", dataset, params)
     if full is not None:
         return compute_once(("tree", content_hash, params),
                             lambda: cut_to_depth(full, int(wanted["max_depth"])),
                             "Cutting the tree")
+    whole = _grown_unpruned("tree", dataset, params)
+    if whole is not None:
+        return compute_once(("tree", content_hash, params),
+                            lambda: prune_to_alpha(whole, float(wanted["ccp_alpha"])),
+                            "Pruning the tree")
 
     def grow():
         X, y = training_rows(dataset)
@@ -124,14 +140,17 @@ def fit_tree(dataset: Dataset, content_hash: str, params: tuple):
 
 def _pair(dataset: Dataset, content_hash: str, params: tuple, pair: tuple[str, str]):
     """The key and the computation of a tree with the same parameters on just two
-    columns (for the decision boundary): a cut of the full-depth one where that is
-    fitted, as :func:`fit_tree` does."""
+    columns (for the decision boundary): a cut of the full-depth one or a pruning of
+    the unpruned one where that is fitted, as :func:`fit_tree` does."""
     pair = tuple(pair)
 
     def fit():
         full = _grown_deeper("tree-pair", dataset, params, pair)
         if full is not None:
             return cut_to_depth(full, int(dict(params)["max_depth"]))
+        whole = _grown_unpruned("tree-pair", dataset, params, pair)
+        if whole is not None:
+            return prune_to_alpha(whole, float(dict(params)["ccp_alpha"]))
         return _estimator(dataset.task, dict(params)).fit(dataset.X_train[list(pair)],
                                                           dataset.y_train)
     return ("tree-pair", content_hash, params, pair), fit
@@ -195,8 +214,10 @@ def prefetch_views(model, dataset: Dataset, content_hash: str, params: tuple) ->
 def ccp_cv(_dataset: Dataset, content_hash: str, params: tuple):
     """``choose_ccp_alpha_cv`` on the training rows: (best α, table)."""
     X, y = training_rows(_dataset)
-    template = _estimator(_dataset.task, {**dict(params), "ccp_alpha": 0.0, "chi2_alpha": None})
-    return choose_ccp_alpha_cv(template, X, y, cv=5, random_state=0)
+    unpruned = {**dict(params), "ccp_alpha": 0.0, "chi2_alpha": None}
+    whole = fitted_model(("tree", *cache_key(_dataset, unpruned)))  # the path's, if grown
+    return choose_ccp_alpha_cv(_estimator(_dataset.task, unpruned), X, y, cv=5,
+                               random_state=0, full=whole)
 
 
 def node_choice(model) -> int:

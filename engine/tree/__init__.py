@@ -4,7 +4,13 @@
 one keeps a :class:`Tree` of flat arrays in ``tree_`` that everything downstream reads.
 """
 from ._by_hand import HandSplit, path_of, splits_of
-from ._classes import DecisionTreeClassifier, DecisionTreeRegressor, PruningPath, cut_to_depth
+from ._classes import (
+    DecisionTreeClassifier,
+    DecisionTreeRegressor,
+    PruningPath,
+    cut_to_depth,
+    prune_to_alpha,
+)
 from ._quantile import BINNINGS, DEFAULT_MAX_BINS
 from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree, plurality
 
@@ -21,5 +27,6 @@ __all__ = [
     "cut_to_depth",
     "path_of",
     "plurality",
+    "prune_to_alpha",
     "splits_of",
 ]

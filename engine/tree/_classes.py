@@ -503,6 +503,27 @@ def cut_to_depth(model, max_depth: int):
     return out
 
 
+def prune_to_alpha(model, ccp_alpha: float):
+    """A copy of the fitted, unpruned tree ``model`` pruned at ``ccp_alpha``: the tree
+    that fitting it with ``ccp_alpha`` set would give, without growing it again (a fit
+    grows its tree whole, then prunes it: :func:`._prune.prune_ccp`). A model already
+    pruned (``ccp_alpha`` > 0 or ``chi2_alpha`` set) raises ValueError.
+
+    >>> X = np.arange(16.0).reshape(-1, 1); y = [0, 1] * 4 + [1, 0] * 4
+    >>> full = DecisionTreeClassifier().fit(X, y)
+    >>> pruned = prune_to_alpha(full, 0.05)
+    >>> pruned.ccp_alpha, pruned.tree_.node_count == DecisionTreeClassifier(ccp_alpha=0.05).fit(X, y).tree_.node_count
+    (0.05, True)
+    """
+    model._check_is_fitted()
+    if model.ccp_alpha > 0 or model.chi2_alpha is not None:
+        raise ValueError("Only a tree grown without pruning can be pruned to an alpha.")
+    if not ccp_alpha >= 0:
+        raise ValueError(f"ccp_alpha must be a non-negative number; got {ccp_alpha!r}.")
+    out = copy.copy(model).set_params(ccp_alpha=float(ccp_alpha))
+    return out._finish(model.tree_)
+
+
 def grow_many(trees: list, X_enc, target, stacked_rows, tree_of_row, weights, encoder,
               classes, prepared) -> list:
     """Grow several trees of the same parameters at once, each on its own rows.

@@ -36,6 +36,7 @@ Russell & Norvig (2010), *Artificial Intelligence: A Modern Approach*, 3rd ed., 
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterator
 
 import numpy as np
@@ -79,28 +80,23 @@ def _preorder(tree) -> tuple[np.ndarray, np.ndarray]:
     return position, size
 
 
-def _ancestors(tree, node: int) -> list[int]:
-    chain = []
-    while node > 0:
-        node = int(tree.parent[node])
-        chain.append(node)
-    return chain
-
-
-def _branch_sums(tree, r_node: np.ndarray, position: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """R(T_t) and |leaves(T_t)| for every node.
+def _branch_sums(tree, r_node: np.ndarray, position: np.ndarray) -> tuple[list, list]:
+    """R(T_t) and |leaves(T_t)| for every node, as lists.
 
     Each leaf's R is added to its ancestors one leaf at a time in depth-first order, the
     order scikit-learn sums them in, so equally weak branches tie bit for bit as there.
     """
     is_leaf = tree.children_left < 0
-    r_branch = np.where(is_leaf, r_node, 0.0)
-    n_leaves = is_leaf.astype(np.intp)
+    r_branch = np.where(is_leaf, r_node, 0.0).tolist()
+    n_leaves = is_leaf.astype(np.intp).tolist()
+    parent, r_leaf = tree.parent.tolist(), r_node.tolist()
     leaves = np.flatnonzero(is_leaf)
-    for leaf in leaves[np.argsort(position[leaves])]:
-        chain = _ancestors(tree, int(leaf))
-        r_branch[chain] += r_node[leaf]
-        n_leaves[chain] += 1
+    for leaf in leaves[np.argsort(position[leaves])].tolist():
+        r, node = r_leaf[leaf], leaf
+        while node > 0:  # its ancestors, up to the root
+            node = parent[node]
+            r_branch[node] += r
+            n_leaves[node] += 1
     return r_branch, n_leaves
 
 
@@ -111,27 +107,41 @@ def _weakest_links(tree) -> Iterator[tuple[float, int, float]]:
 
     Ties in α go to the node that comes first depth-first, the order in which
     scikit-learn numbers its nodes, so the two paths agree step by step.
+
+    The candidates wait in a heap by (α, depth-first position). Collapsing a branch
+    changes the α of its ancestors only, which are pushed again with their new α (the
+    old entries are passed over when they come up), and takes its nodes out of the
+    candidates: a step costs the depth of the branch, not a pass over every node. Each
+    α is computed as one division of the same sums, so the path is the same to the bit
+    as recomputing every candidate's α at every step.
     """
     w = np.asarray(tree.weighted_n_node_samples, dtype=np.float64)
     r_node = w * np.asarray(tree.impurity, dtype=np.float64) / w[0]
     position, size = _preorder(tree)
     r_branch, n_leaves = _branch_sums(tree, r_node, position)
     yield 0.0, -1, float(r_branch[0])
-    candidate = tree.children_left >= 0
-    while candidate[0]:
-        ids = np.flatnonzero(candidate)
-        alphas = (r_node[ids] - r_branch[ids]) / (n_leaves[ids] - 1)
-        ties = ids[alphas == alphas.min()]
-        node = int(ties[np.argmin(position[ties])])
-        inside = (position >= position[node]) & (position < position[node] + size[node])
-        ancestors = (position < position[node]) & (position + size > position[node])
-        candidate[inside] = False
-        r_diff = r_node[node] - r_branch[node]
-        n_lost = n_leaves[node] - 1
-        r_branch[node], n_leaves[node] = r_node[node], 1
-        r_branch[ancestors] += r_diff
-        n_leaves[ancestors] -= n_lost
-        yield float(alphas.min()), node, float(r_branch[0])
+    r_own, parent, at = r_node.tolist(), tree.parent.tolist(), position.tolist()
+    version = [0] * len(r_own)  # a heap entry is current while its version is the node's
+    heap = [((r_own[t] - r_branch[t]) / (n_leaves[t] - 1), at[t], 0, t)
+            for t in np.flatnonzero(tree.children_left >= 0).tolist()]
+    heapq.heapify(heap)
+    gone = np.zeros(len(r_own), dtype=bool)  # by depth-first position: inside a collapsed branch
+    while heap:
+        alpha, p, v, node = heapq.heappop(heap)
+        if gone[p] or v != version[node]:
+            continue
+        gone[p:p + int(size[node])] = True
+        r_diff, n_lost = r_own[node] - r_branch[node], n_leaves[node] - 1
+        r_branch[node], n_leaves[node] = r_own[node], 1
+        up = node
+        while up > 0:  # its ancestors, up to the root
+            up = parent[up]
+            r_branch[up] += r_diff
+            n_leaves[up] -= n_lost
+            version[up] += 1
+            heapq.heappush(heap, ((r_own[up] - r_branch[up]) / (n_leaves[up] - 1), at[up],
+                                  version[up], up))
+        yield alpha, node, float(r_branch[0])
 
 
 def ccp_path(tree) -> tuple[np.ndarray, np.ndarray]:
@@ -373,7 +383,8 @@ def _rows(X, index: np.ndarray):
     return X.iloc[index] if isinstance(X, pd.DataFrame | pd.Series) else np.asarray(X)[index]
 
 
-def choose_ccp_alpha_cv(estimator, X, y, cv: int = 5, random_state: int | None = 0):
+def choose_ccp_alpha_cv(estimator, X, y, cv: int = 5, random_state: int | None = 0, *,
+                        full=None):
     """Choose the cost-complexity α by k-fold cross-validation (Breiman et al. 1984).
 
     Parameters
@@ -386,6 +397,10 @@ def choose_ccp_alpha_cv(estimator, X, y, cv: int = 5, random_state: int | None =
         Number of folds (stratified by class for classifiers).
     random_state : int or None, default=0
         Seed of the shuffle that assigns rows to folds.
+    full : fitted estimator, optional
+        ``estimator`` with ``ccp_alpha=0`` already fitted on (X, y), if the caller has
+        it: its tree is the whole-data path's and is not grown again (with
+        :func:`~engine.tree.prune_to_alpha` it also gives the chosen tree).
 
     Returns
     -------
@@ -403,7 +418,8 @@ def choose_ccp_alpha_cv(estimator, X, y, cv: int = 5, random_state: int | None =
     as ESL §9.2.2 describes, instead of refitting once per α; the validation rows
     are walked once per fold, not once per α (:func:`_errors_along_path`).
     """
-    full = clone(estimator).set_params(ccp_alpha=0.0).fit(X, y)
+    if full is None:
+        full = clone(estimator).set_params(ccp_alpha=0.0).fit(X, y)
     full_sequence = _prune_sequence(full.tree_)
     alphas = np.unique(np.r_[0.0, full_sequence[0]])
     y_array = np.asarray(y)

@@ -451,6 +451,32 @@ def test_a_depth_limit_cuts_the_grown_tree_instead_of_growing_it_again(monkeypat
     assert "depth 3" in at.caption[0].value and at.caption[0].value != full_leaves
 
 
+def test_a_pruning_alpha_prunes_the_grown_tree_and_its_path_is_the_same(monkeypatch):
+    """A pruning α on the page's unpruned tree prunes that tree instead of growing it
+    again, and the cross-validated path takes it as its whole tree: the tree is grown
+    once, then once per fold."""
+    assert fitting.prefetch_idle(timeout=60)  # an earlier page's prefetch: not counted
+    grown = _counted(monkeypatch, DecisionTreeClassifier, "fit",
+                     lambda tree, X, *_: (tree.ccp_alpha, len(X)) if X.shape[1] > 2 else None)
+    pairs = _counted(monkeypatch, DecisionTreeClassifier, "fit",
+                     lambda tree, X, *_: tree.ccp_alpha if X.shape[1] == 2 else None)
+    query = dict(data="spambase", seed="917")
+    at = run_app("app_pages/decision_tree.py", **query)
+    assert_clean(at)
+    assert fitting.prefetch_idle(timeout=60)
+    n_train = grown[0][1]
+    assert grown == [(0.0, n_train)] and pairs == [0.0]
+    at = run_app("app_pages/decision_tree.py", **query, dt_ccp="0.002")
+    assert_clean(at)
+    assert fitting.prefetch_idle(timeout=60)
+    assert grown == [(0.0, n_train)] and pairs == [0.0]  # both pruned, not grown
+    assert "leaves" in at.caption[0].value
+    at = run_app("app_pages/decision_tree.py", **query, dt_view="Complexity", dt_run_cv="true")
+    assert_clean(at)
+    assert grown[0] == (0.0, n_train) and len(grown) == 1 + 5  # the folds only
+    assert all(alpha == 0.0 and n < n_train for alpha, n in grown[1:])
+
+
 def test_a_new_depth_cuts_the_pair_tree_and_reuses_the_root_table(monkeypatch):
     """A depth limit after the full-depth page has done its background work: the tree on
     two features is a cut of the one fitted ahead, and the root's candidate table (the

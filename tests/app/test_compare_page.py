@@ -255,3 +255,32 @@ def test_a_small_tables_curve_counts_each_sizes_rows():
     refused = cc.curve_too_much_work(dataset, "forest", cc.Settings(n_trees=fits + 1))
     assert refused and f"{drawn:,} training rows" in refused
     assert cc.curve_too_much_work(dataset, "nb", cc.Settings()) is None  # no work limit
+
+
+def test_the_pruned_tree_is_its_whole_tree_pruned_not_grown_again(monkeypatch):
+    """The cross-validated tree grows the whole tree once (the path's and, pruned, the
+    model) and one per fold: the same model as a refit with the chosen α."""
+    from engine.data import Dataset, load_sample
+    from engine.tree import DecisionTreeClassifier
+    from engine.tree._classes import _BaseDecisionTree
+    from engine.tree._prune import choose_ccp_alpha_cv
+
+    dataset = Dataset(load_sample("spambase"), "spam", random_state=0)
+    X, y = dataset.X_train, dataset.y_train
+    grown, grow = [], _BaseDecisionTree._grow
+
+    def counted(self, *args):
+        grown.append(len(args[0]))
+        return grow(self, *args)
+    monkeypatch.setattr(_BaseDecisionTree, "_grow", counted)
+    model, _, note = cc.train(cc.estimator("pruned", dataset.task, cc.Settings(), 0,
+                                           n_rows=len(y)), "pruned", X, y)
+    assert len(grown) == 1 + 5 and grown[0] == len(y)  # the whole tree, then one per fold
+    monkeypatch.setattr(_BaseDecisionTree, "_grow", grow)
+    alpha, _ = choose_ccp_alpha_cv(DecisionTreeClassifier(random_state=0), X, y, cv=5,
+                                   random_state=0)
+    refit = DecisionTreeClassifier(random_state=0, ccp_alpha=alpha).fit(X, y)
+    assert model.ccp_alpha == alpha > 0 and f"α = {alpha:.3g}" in note
+    np.testing.assert_array_equal(model.tree_.children_left, refit.tree_.children_left)
+    np.testing.assert_array_equal(model.tree_.threshold, refit.tree_.threshold)
+    np.testing.assert_array_equal(model.predict(dataset.X_test), refit.predict(dataset.X_test))

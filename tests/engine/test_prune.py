@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy import stats
 from sklearn.datasets import make_classification
 from sklearn.tree import DecisionTreeClassifier as SkTree
 
-from engine.tree import DecisionTreeClassifier
+from engine.tree import DecisionTreeClassifier, DecisionTreeRegressor, prune_to_alpha
 from engine.tree._criteria import entropy, gini
 from engine.tree._prune import (
+    _branch_sums,
     _fold_ids,
+    _preorder,
+    _prune_sequence,
     ccp_path,
     chi2_sf,
     chi2_statistic,
@@ -317,6 +321,50 @@ def test_ccp_path_by_hand():
     assert prune_ccp(tree, np.nextafter(alphas[-1], 0)).node_count == 3
 
 
+def _every_candidate_each_step(tree):
+    """The weakest-link steps found the plain way: at every step the α of every
+    candidate from the running sums, the least (first depth-first among equals) taken."""
+    w = np.asarray(tree.weighted_n_node_samples, dtype=np.float64)
+    r_node = w * np.asarray(tree.impurity, dtype=np.float64) / w[0]
+    position, size = _preorder(tree)
+    r_branch, n_leaves = (np.array(a) for a in _branch_sums(tree, r_node, position))
+    candidate, steps = tree.children_left >= 0, []
+    while candidate[0]:
+        ids = np.flatnonzero(candidate)
+        alphas = (r_node[ids] - r_branch[ids]) / (n_leaves[ids] - 1)
+        ties = ids[alphas == alphas.min()]
+        node = int(ties[np.argmin(position[ties])])
+        inside = (position >= position[node]) & (position < position[node] + size[node])
+        ancestors = (position < position[node]) & (position + size > position[node])
+        candidate[inside] = False
+        r_diff, n_lost = r_node[node] - r_branch[node], n_leaves[node] - 1
+        r_branch[node], n_leaves[node] = r_node[node], 1
+        r_branch[ancestors] += r_diff
+        n_leaves[ancestors] -= n_lost
+        steps.append((alphas.min(), node, r_branch[0]))
+    return steps
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_weakest_links_are_those_of_every_candidate_each_step(seed):
+    """The heap of candidates takes the same steps, to the bit, as recomputing every
+    candidate's α at every step, on trees of many equal values (many equal α)."""
+    rng = np.random.default_rng(seed)
+    n, p = int(rng.integers(200, 800)), int(rng.integers(2, 5))
+    X = rng.integers(0, int(rng.integers(5, 30)), size=(n, p)).astype(float)
+    weight = rng.integers(1, 4, n).astype(float) if seed % 2 else None
+    if seed % 3 == 0:
+        model = DecisionTreeRegressor().fit(X, rng.normal(size=n).round(1), sample_weight=weight)
+    else:
+        model = DecisionTreeClassifier().fit(X, rng.integers(0, 3, n), sample_weight=weight)
+    expected = _every_candidate_each_step(model.tree_)
+    alphas, nodes = _prune_sequence(model.tree_)
+    assert len(expected) > 20
+    assert_array_equal(alphas, [a for a, _, _ in expected])
+    assert_array_equal(nodes, [node for _, node, _ in expected])
+    assert_array_equal(ccp_path(model.tree_)[1][1:], [r for _, _, r in expected])
+
+
 # --- α by cross-validation -------------------------------------------------------------
 
 
@@ -346,6 +394,43 @@ def test_choose_ccp_alpha_cv_equals_refitting_each_alpha():
     assert (
         best == table.loc[np.isclose(table["cv_error"], lowest, rtol=0, atol=1e-12), "alpha"].max()
     )
+
+
+@pytest.mark.parametrize("regression", [False, True])
+def test_a_grown_tree_pruned_to_an_alpha_is_the_tree_fitted_with_it(regression):
+    """prune_to_alpha prunes the fitted whole tree as a fit with ccp_alpha does, at every
+    α of the path and between them, without growing it again."""
+    X, y = make_classification(n_samples=400, n_features=6, n_informative=4,
+                               n_redundant=0, random_state=3)
+    if regression:
+        y = X[:, 0] + 0.3 * np.random.default_rng(0).normal(size=len(y))
+    make = DecisionTreeRegressor if regression else DecisionTreeClassifier
+    full = make(max_depth=8, random_state=0).fit(X, y)
+    alphas = np.unique(ccp_path(full.tree_)[0])
+    for alpha in np.r_[alphas[::7], (alphas[1:3] + alphas[:2]) / 2, alphas[-1]]:
+        expected = make(max_depth=8, random_state=0, ccp_alpha=alpha).fit(X, y)
+        pruned = prune_to_alpha(full, alpha)
+        assert pruned.ccp_alpha == alpha and pruned.get_params() == expected.get_params()
+        for name in ("children_left", "feature", "threshold", "value", "n_node_samples"):
+            assert_array_equal(getattr(pruned.tree_, name), getattr(expected.tree_, name))
+        assert_array_equal(pruned.feature_importances_, expected.feature_importances_)
+        assert_array_equal(pruned.predict(X), expected.predict(X))
+    assert full.ccp_alpha == 0.0 and full.tree_.node_count > pruned.tree_.node_count  # untouched
+    with pytest.raises(ValueError, match="without pruning"):
+        prune_to_alpha(expected, 0.1)
+    with pytest.raises(ValueError, match="non-negative"):
+        prune_to_alpha(full, -1.0)
+
+
+def test_choose_ccp_alpha_cv_takes_the_whole_tree_it_is_given():
+    X, y = make_classification(n_samples=300, n_features=5, n_informative=3,
+                               n_redundant=0, random_state=1)
+    template = DecisionTreeClassifier(max_depth=6)
+    best, table = choose_ccp_alpha_cv(template, X, y, cv=4, random_state=0)
+    full = DecisionTreeClassifier(max_depth=6).fit(X, y)
+    again, same = choose_ccp_alpha_cv(template, X, y, cv=4, random_state=0, full=full)
+    assert again == best
+    pd.testing.assert_frame_equal(same, table)
 
 
 @pytest.mark.parametrize("kind", ["classifier", "regressor", "mixed", "multiway"])
