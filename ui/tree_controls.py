@@ -298,7 +298,8 @@ def complexity_view(model, dataset: Dataset, key: tuple, style) -> None:
     features = tree_features(dataset)
     curve = tf.depth_curve(model, X_fit, y_fit, dataset.X_test[features], dataset.y_test)
     error_name = "misclassification rate" if dataset.task == "classification" else "mean squared error"
-    by_depth, by_leaves = st.columns(2)
+    # side by side on a wide screen; one under the other in the large type of a projector
+    by_depth, by_leaves = (st, st) if state.presentation() else st.columns(2)
     by_depth.plotly_chart(tf.depth_curve_figure(curve, error_name=error_name, style=style,
                                                 current=model.tree_.max_depth), width="stretch")
     by_leaves.plotly_chart(tf.depth_curve_figure(curve, x="n_leaves", error_name=error_name,
