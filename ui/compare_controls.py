@@ -351,8 +351,9 @@ def learning_curves(dataset: Dataset, chosen: list[str], entries: list[Entry],
     skipped = []
     for m, model_id in enumerate(fitted):
         entry = by_name[MODELS[model_id]]
-        if curve_too_much_work(dataset, model_id, settings):
-            rows, _, kind = curve_work(dataset, model_id, settings)
+        work = curve_work(dataset, model_id, settings)
+        if work and limits.check_work(*work):
+            rows, _, kind = work
             skipped.append(f"{entry.name} (up to {limits.most_models(rows, kind):,} "
                            f"{limits.UNIT[kind]} would fit)")
             continue
