@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterator
+from itertools import islice, takewhile
 
 import numpy as np
 import pandas as pd
@@ -109,11 +110,15 @@ def _weakest_links(tree) -> Iterator[tuple[float, int, float]]:
     scikit-learn numbers its nodes, so the two paths agree step by step.
 
     The candidates wait in a heap by (α, depth-first position). Collapsing a branch
-    changes the α of its ancestors only, which are pushed again with their new α (the
-    old entries are passed over when they come up), and takes its nodes out of the
-    candidates: a step costs the depth of the branch, not a pass over every node. Each
-    α is computed as one division of the same sums, so the path is the same to the bit
-    as recomputing every candidate's α at every step.
+    changes the α of its ancestors only and takes its nodes out of the candidates. An
+    ancestor's α cannot fall by it, up to rounding (the collapsed branch was the
+    weakest: the mediant of its α and the ancestor's is at least the ancestor's), so an
+    ancestor's entry keeps its key, a lower bound, and is pushed again only where the
+    new α is lower. A popped entry whose node's α is now higher goes back with that α;
+    one whose α is its key is the weakest link, since every other entry's key is at
+    most its node's α. A step costs the depth of the branch, not a pass over every node,
+    and each α is one division of the same sums: the path is the same to the bit as
+    recomputing every candidate's α at every step.
     """
     w = np.asarray(tree.weighted_n_node_samples, dtype=np.float64)
     r_node = w * np.asarray(tree.impurity, dtype=np.float64) / w[0]
@@ -121,14 +126,21 @@ def _weakest_links(tree) -> Iterator[tuple[float, int, float]]:
     r_branch, n_leaves = _branch_sums(tree, r_node, position)
     yield 0.0, -1, float(r_branch[0])
     r_own, parent, at = r_node.tolist(), tree.parent.tolist(), position.tolist()
-    version = [0] * len(r_own)  # a heap entry is current while its version is the node's
-    heap = [((r_own[t] - r_branch[t]) / (n_leaves[t] - 1), at[t], 0, t)
-            for t in np.flatnonzero(tree.children_left >= 0).tolist()]
+    internal = np.flatnonzero(tree.children_left >= 0).tolist()
+    key = [0.0] * len(r_own)  # the key of each node's entry in the heap
+    for t in internal:
+        key[t] = (r_own[t] - r_branch[t]) / (n_leaves[t] - 1)
+    heap = [(key[t], at[t], t) for t in internal]
     heapq.heapify(heap)
     gone = np.zeros(len(r_own), dtype=bool)  # by depth-first position: inside a collapsed branch
     while heap:
-        alpha, p, v, node = heapq.heappop(heap)
-        if gone[p] or v != version[node]:
+        alpha, p, node = heapq.heappop(heap)
+        if gone[p] or alpha != key[node]:  # collapsed, or an entry pushed again since
+            continue
+        now = (r_own[node] - r_branch[node]) / (n_leaves[node] - 1)
+        if now != alpha:  # its branch lost leaves since: back in with its α now
+            key[node] = now
+            heapq.heappush(heap, (now, p, node))
             continue
         gone[p:p + int(size[node])] = True
         r_diff, n_lost = r_own[node] - r_branch[node], n_leaves[node] - 1
@@ -138,9 +150,10 @@ def _weakest_links(tree) -> Iterator[tuple[float, int, float]]:
             up = parent[up]
             r_branch[up] += r_diff
             n_leaves[up] -= n_lost
-            version[up] += 1
-            heapq.heappush(heap, ((r_own[up] - r_branch[up]) / (n_leaves[up] - 1), at[up],
-                                  version[up], up))
+            now = (r_own[up] - r_branch[up]) / (n_leaves[up] - 1)
+            if now < key[up]:  # rounding only: its entry must not wait behind its α
+                key[up] = now
+                heapq.heappush(heap, (now, at[up], up))
         yield alpha, node, float(r_branch[0])
 
 
@@ -224,7 +237,10 @@ def prune_ccp(tree, alpha: float):
     """
     if not alpha >= 0:
         raise ValueError(f"ccp_alpha must be a non-negative number; got {alpha!r}.")
-    return _collapse_until(tree, *_prune_sequence(tree), alpha)
+    # The steps up to the first one beyond α, as _collapse_until takes them: the search
+    # stops there, so a small α costs a few steps, not the whole sequence.
+    steps = takewhile(lambda step: step[0] <= alpha, islice(_weakest_links(tree), 1, None))
+    return tree.collapse(_topmost(tree, [node for _, node, _ in steps]))
 
 
 # --- χ² pruning ------------------------------------------------------------------------
