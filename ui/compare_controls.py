@@ -170,13 +170,16 @@ Progress = Callable[[int, int], None]
 
 
 def train(model, model_id: str, X: pd.DataFrame, y: pd.Series,
-          progress: Progress | None = None) -> tuple[object, float, str]:
-    """Fit ``model`` on (X, y); returns (model, seconds, note). Raises ValueError."""
+          progress: Progress | None = None, whole=None) -> tuple[object, float, str]:
+    """Fit ``model`` on (X, y); returns (model, seconds, note). Raises ValueError.
+
+    ``whole`` ("pruned" only): ``model`` already fitted on (X, y), unpruned (the
+    decision tree's own fit), which the cross-validation then prunes."""
     start, note = time.perf_counter(), ""
     if model_id == "pruned":
         folds = min(5, len(y) // 2)
         if folds >= 2:  # the whole tree, grown once: the path's and, pruned, the model
-            full = model.fit(X, y)
+            full = model.fit(X, y) if whole is None else whole
             alpha, _ = choose_ccp_alpha_cv(full, X, y, cv=folds, random_state=0, full=full)
             note = f"α = {alpha:.3g} ({folds}-fold CV)"
             return prune_to_alpha(full, alpha), time.perf_counter() - start, note
@@ -216,9 +219,13 @@ def _fit(dataset: Dataset, model_id: str, params: tuple, progress: Progress | No
                       nb_controls.text_columns(dataset), len(dataset.y_train))
     if refused := too_much_work(model, model_id, len(dataset.y_train)):
         raise ValueError(refused)
+    whole, grown = None, 0.0
+    if model_id == "pruned":  # the same estimator as the decision tree's: its fit is shared
+        tree = _cached(dataset, "fit", "tree", (), lambda: _fit(dataset, "tree", (), None))
+        whole, grown = tree.model, tree.seconds
     model, seconds, note = train(model, model_id, dataset.X_train[list(columns)],
-                                 dataset.y_train, progress)
-    return Entry(MODELS[model_id], model, seconds, columns, note)
+                                 dataset.y_train, progress, whole)
+    return Entry(MODELS[model_id], model, grown + seconds, columns, note)
 
 
 def _params(settings: Settings, model_id: str) -> tuple:

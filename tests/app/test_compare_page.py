@@ -284,3 +284,33 @@ def test_the_pruned_tree_is_its_whole_tree_pruned_not_grown_again(monkeypatch):
     np.testing.assert_array_equal(model.tree_.children_left, refit.tree_.children_left)
     np.testing.assert_array_equal(model.tree_.threshold, refit.tree_.threshold)
     np.testing.assert_array_equal(model.predict(dataset.X_test), refit.predict(dataset.X_test))
+
+
+def test_the_pruned_tree_prunes_the_decision_trees_own_fit(monkeypatch):
+    """The table's pruned tree takes the decision tree's fit (the same estimator on the
+    same rows) as its whole tree: five more trees, one per fold, not six; its time
+    counts the whole tree's, and it is the tree its own whole fit gives."""
+    from engine.data import Dataset, load_sample
+    from engine.tree._classes import _BaseDecisionTree
+
+    dataset = Dataset(load_sample("spambase"), "spam", random_state=0)
+    cc._slot.clear()
+    grown, grow = [], _BaseDecisionTree._grow
+
+    def counted(self, *args):
+        grown.append(len(args[0]))
+        return grow(self, *args)
+    monkeypatch.setattr(_BaseDecisionTree, "_grow", counted)
+    tree = cc._cached(dataset, "fit", "tree", (), lambda: cc._fit(dataset, "tree", (), None))
+    assert grown == [len(dataset.y_train)]
+    pruned = cc._cached(dataset, "fit", "pruned", (),
+                        lambda: cc._fit(dataset, "pruned", (), None))
+    assert len(grown) == 1 + 5 and len(dataset.y_train) not in grown[1:]  # the folds only
+    assert pruned.seconds > tree.seconds
+    alone, _, _ = cc.train(cc.estimator("pruned", dataset.task, cc.Settings(), 0,
+                                        n_rows=len(dataset.y_train)),
+                           "pruned", dataset.X_train, dataset.y_train)
+    assert pruned.model.ccp_alpha == alone.ccp_alpha > 0
+    np.testing.assert_array_equal(pruned.model.tree_.children_left, alone.tree_.children_left)
+    np.testing.assert_array_equal(pruned.model.tree_.threshold, alone.tree_.threshold)
+    cc._slot.clear()
