@@ -289,8 +289,12 @@ def curve_sizes(n_train: int) -> list[int]:
 
 
 def _curve(dataset: Dataset, model_id: str, params: tuple, entry: Entry,
-           progress: Progress | None = None) -> pd.DataFrame:
-    """One model's learning curve: error on its first n training rows and on the test rows."""
+           progress: Progress | None = None, trees: dict | None = None) -> pd.DataFrame:
+    """One model's learning curve: error on its first n training rows and on the test rows.
+
+    ``trees`` (size → the decision tree fitted on that many rows) is filled by the
+    decision tree's curve and read by the pruned tree's, whose whole tree at each size
+    is that same tree."""
     settings, task = Settings(**dict(params)), dataset.task
     X, y = dataset.X_train[list(entry.columns)], dataset.y_train
     X_test, order = dataset.X_test[list(entry.columns)], training_order(y, dataset.random_state)
@@ -302,10 +306,14 @@ def _curve(dataset: Dataset, model_id: str, params: tuple, entry: Entry,
                               nb_controls.text_columns(dataset), n)
             if "oob_score" in model.get_params():
                 model.set_params(oob_score=False)  # not drawn here; saves time
+            whole = trees.get(n) if trees is not None and model_id == "pruned" else None
             try:
-                model = train(model, model_id, X.iloc[order[:n]], y.iloc[order[:n]])[0]
+                model = train(model, model_id, X.iloc[order[:n]], y.iloc[order[:n]],
+                              whole=whole)[0]
             except ValueError:
                 model = None  # e.g. one class only among so few rows: no point
+            if trees is not None and model_id == "tree" and model is not None:
+                trees[n] = model
         rows.append({"model": entry.name, "n_train": n,
                      "train_error": _error(model, X.iloc[order[:n]], y.iloc[order[:n]], task),
                      "test_error": _error(model, X_test, dataset.y_test, task)})
@@ -355,7 +363,7 @@ def learning_curves(dataset: Dataset, chosen: list[str], entries: list[Entry],
     fitted = [i for i in chosen if MODELS[i] in by_name]
     n_sizes, frames = len(curve_sizes(len(dataset.y_train))), []
     total = max(len(fitted) * n_sizes, 1)
-    skipped = []
+    skipped, trees = [], {}  # the decision tree's refits, for the pruned tree's curve
     for m, model_id in enumerate(fitted):
         entry = by_name[MODELS[model_id]]
         work = curve_work(dataset, model_id, settings)
@@ -371,7 +379,8 @@ def learning_curves(dataset: Dataset, chosen: list[str], entries: list[Entry],
 
         params = _params(settings, model_id)
         frames.append(_cached(dataset, "curve", model_id, params,
-                              lambda m=model_id, p=params, e=entry: _curve(dataset, m, p, e, report)))
+                              lambda m=model_id, p=params, e=entry: _curve(dataset, m, p, e, report,
+                                                                           trees)))
         if drawn is not None and m + 1 < len(fitted):
             drawn(pd.concat(frames, ignore_index=True))
     bar.empty()

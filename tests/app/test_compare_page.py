@@ -314,3 +314,31 @@ def test_the_pruned_tree_prunes_the_decision_trees_own_fit(monkeypatch):
     np.testing.assert_array_equal(pruned.model.tree_.children_left, alone.tree_.children_left)
     np.testing.assert_array_equal(pruned.model.tree_.threshold, alone.tree_.threshold)
     cc._slot.clear()
+
+
+def test_the_pruned_trees_curve_prunes_the_decision_trees_refits(monkeypatch):
+    """At every size of the learning curve the pruned tree's whole tree is the decision
+    tree's refit, handed over: the same curve, and only the folds grown for it."""
+    from engine.data import Dataset, load_sample
+    from engine.tree._classes import _BaseDecisionTree
+
+    dataset = Dataset(load_sample("spambase"), "spam", random_state=0)
+    cc._slot.clear()
+    tree = cc._cached(dataset, "fit", "tree", (), lambda: cc._fit(dataset, "tree", (), None))
+    pruned = cc._cached(dataset, "fit", "pruned", (),
+                        lambda: cc._fit(dataset, "pruned", (), None))
+    alone = cc._curve(dataset, "pruned", (), pruned)
+    grown, grow = [], _BaseDecisionTree._grow
+
+    def counted(self, *args):
+        grown.append(len(args[0]))
+        return grow(self, *args)
+    monkeypatch.setattr(_BaseDecisionTree, "_grow", counted)
+    trees = {}
+    cc._curve(dataset, "tree", (), tree, trees=trees)
+    sizes = cc.curve_sizes(len(dataset.y_train))[:-1]  # the last is the fitted model
+    assert sorted(trees) == sizes and grown == sizes
+    shared = cc._curve(dataset, "pruned", (), pruned, trees=trees)
+    assert len(grown) == len(sizes) * (1 + 5) and not set(grown[len(sizes):]) & set(sizes)
+    pd.testing.assert_frame_equal(shared, alone)
+    cc._slot.clear()
