@@ -7,6 +7,9 @@ entries are then taken in (node, bin) order, either by a stable radix sort of th
 presorted entries by node or, when the level's (node, bin) slots are few, as one
 weighted ``np.bincount`` histogram, and a cumulative sum gives the left child's
 statistics at every cut. The root's cut geometry is the same every round and is kept.
+Where every row weighs the same (gradient boosting's rounds) the entries' cuts are not
+listed: a node's runs, one a feature, share their left weights, and the gains are
+computed run by run against them (:func:`_dense_scores`).
 
 Where most entries lie in their column's most common bin (spambase's zeros: 77% of its
 entries), histograms add up only the other entries and give the common bin what is left
@@ -213,11 +216,16 @@ class _Part:
         binned, rows, lnode, m = self.binned, level.rows, level.node, level.n_nodes
         n_total = len(crit.row_weight)
         classes = crit.codes is not None
+        weight = crit.row_weight
+        w_rows = weight[rows]
+        equal = len(w_rows) > 0 and bool(np.all(w_rows == w_rows[0]))
         geo = self._root_geometry(crit, level)
+        if geo is not None and geo.dense and not (equal and not classes):
+            geo = None  # made for equal weights
         if geo is None:
             above = None if level.parent is None else self._above
             geo = _geometry(binned, rows, lnode, m, n_total, level.totals[:, -1], above,
-                            level.parent)
+                            level.parent, dense=equal and not classes)
             kept = m == 1 and len(rows) == n_total  # a root of every row: every round's
             if classes and crit.concave and min_leaf == 1:
                 if geo.hist is None:
@@ -228,7 +236,10 @@ class _Part:
                 self._root, self._root_classes = (crit.codes, geo), None
         elif geo.hist is not None:  # the kept root: its counts hold, this tree's sums are new
             geo.hist.kept = {"count": geo.hist.kept["count"]}
-        weight = crit.row_weight
+        if geo.dense:
+            self._above = None
+            return _dense_scores(self, geo, crit.stats_t[1][geo.erow], w_rows[0], level,
+                                 min_leaf)
         if classes:
             K = crit.n_classes
             totals = list(level.totals[:, :K].T)
@@ -250,8 +261,7 @@ class _Part:
             # stay small; per node: its weight and its centred sum
             centred = crit.stats_t[1]
             totals = [level.totals[:, 0], level.totals[:, 1]]
-            w_rows = weight[rows]
-            if np.all(w_rows == w_rows[0]):  # equal weights: the left weight is a row count
+            if equal:  # equal weights: the left weight is a row count
                 w = w_rows[0]
                 left_weight, slot_weight = (geo.n_left() if w == 1.0 else geo.n_left() * w), ("count", w)
             else:
@@ -328,18 +338,101 @@ class _Scored:
             first = np.ones(len(near), dtype=bool)
             first[1:] = cnode[1:] != cnode[:-1]
             chosen, node = near[first], cnode[first]
-        binned, geo = self.part.binned, self.geo
-        c = geo.cut[chosen]
-        bin_ = geo.ebin[c]
-        lo, hi = binned.values[bin_], binned.values[geo.ebin[c + 1]]
+        binned = self.part.binned
+        bin_, next_bin = self._bins_around(chosen)
+        lo, hi = binned.values[bin_], binned.values[next_bin]
         threshold = lo / 2.0 + hi / 2.0
         threshold = np.where(threshold >= hi, lo, threshold)  # rounding must not swallow hi
-        count = np.full(len(chosen), np.nan) if self.n_left is None else self.n_left[chosen]
-        stats = np.column_stack([q[chosen] for q in self.left] + [count])
         return Candidates(node=node, feature=self.part.features[binned.feature_of_bin[bin_]],
                           score=gain[chosen], gain=gain[chosen], rank=bin_,
                           threshold=threshold, missing=np.full(len(chosen), -1, dtype=np.intp),
-                          first=stats)
+                          first=self._first_at(chosen))
+
+    def _bins_around(self, chosen: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The bins of the entries each side of the cuts ``chosen``."""
+        c = self.geo.cut[chosen]
+        return self.geo.ebin[c], self.geo.ebin[c + 1]
+
+    def _first_at(self, chosen: np.ndarray) -> np.ndarray:
+        """The left child's statistics at the cuts ``chosen``, its row count last (NaN
+        where not asked for)."""
+        count = np.full(len(chosen), np.nan) if self.n_left is None else self.n_left[chosen]
+        return np.column_stack([q[chosen] for q in self.left] + [count])
+
+
+class _DenseScored(_Scored):
+    """The cuts of :func:`_dense_scores`: node j's are every position of its p runs of
+    n_j entries but each run's last, node after node, run after run. ``left`` holds the
+    running sum of the centred target along every entry; the left weight at position k
+    of a run is (k + 1) w."""
+
+    w: float = 1.0
+    counted: bool = False  # whether the row counts left of the cuts are asked for
+
+    def _entries(self, chosen: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The entry on the left of each cut ``chosen``, and its position in its run."""
+        blocks, p = self.geo.blocks, self.geo.runs_per_node
+        span = np.maximum(blocks - 1, 0)
+        cut_start = cumsum0(p * span)
+        j = np.searchsorted(cut_start, chosen, side="right") - 1
+        run, k = np.divmod(chosen - cut_start[j], span[j])
+        return cumsum0(p * blocks)[j] + run * blocks[j] + k, k
+
+    def _bins_around(self, chosen):
+        e, _ = self._entries(chosen)
+        ent_bin, sel = self.part.binned.ent_bin, self.geo.sel
+        return ent_bin[sel[e]], ent_bin[sel[e + 1]]
+
+    def _first_at(self, chosen):
+        e, k = self._entries(chosen)
+        n_left = k + 1
+        count = n_left if self.counted else np.full(len(chosen), np.nan)
+        return np.column_stack([n_left if self.w == 1.0 else n_left * self.w,
+                                self.left[0][e], count])
+
+
+def _dense_scores(part: _Part, geo: _Geometry, z: np.ndarray, w: float, level: Level,
+                  min_leaf: int) -> _DenseScored:
+    """The squared-error gain of every cut of an entry-mode level whose rows weigh
+    ``w`` each, ``z`` the centred target of each entry.
+
+    Node j's entries are p runs of n_j, one a feature, so the left weights of its cuts,
+    (k + 1) w at position k, are the same n_j - 1 numbers in every run: the gain
+    a² / (w_L w_R), a = S_L - w_L ȳ, is computed on the (p, n_j - 1) running sums
+    against those numbers broadcast. Each operation acts on the same figures as on a
+    list of cuts (:func:`_gain`), so the gains are the same to the bit, without the list.
+    Positions inside a group of equal values (in a feature with fewer distinct values
+    than rows) are no cuts and score -inf, as do those that leave fewer than
+    ``min_leaf`` rows on a side."""
+    blocks, p, binned = geo.blocks, geo.runs_per_node, part.binned
+    span = np.maximum(blocks - 1, 0)
+    cum, gain = np.empty_like(z), np.empty(int((p * span).sum()))
+    weight, mean = level.totals[:, 0], level.totals[:, 1] / level.totals[:, 0]
+    tied = np.flatnonzero(binned.stop - binned.start < binned.gbin.shape[0])
+    at = out = 0
+    for j, n_j in enumerate(blocks.tolist()):
+        size = p * n_j
+        runs = cum[at:at + size].reshape(p, n_j)
+        np.cumsum(z[at:at + size].reshape(p, n_j), axis=1, out=runs)
+        if n_j > 1:
+            g = gain[out:out + p * (n_j - 1)].reshape(p, n_j - 1)
+            w_left = np.arange(1, n_j) if w == 1.0 else np.arange(1, n_j) * w
+            w_right = np.subtract(weight[j], w_left)
+            w_right *= w_left
+            np.subtract(runs[:, :-1], np.multiply(w_left, mean[j]), out=g)
+            g *= g
+            np.divide(g, np.maximum(w_right, _TINY, out=w_right), out=g)
+            if len(tied):
+                ebin = binned.ent_bin[geo.sel[at:at + size]].reshape(p, n_j)[tied]
+                g[tied] = np.where(ebin[:, 1:] == ebin[:, :-1], -np.inf, g[tied])
+            if min_leaf > 1:
+                n_left = np.arange(1, n_j)
+                g[:, (n_left < min_leaf) | (n_j - n_left < min_leaf)] = -np.inf
+            out += p * (n_j - 1)
+        at += size
+    scored = _DenseScored(part, geo, gain, p * span, [cum], None)
+    scored.w, scored.counted = w, min_leaf > 1
+    return scored
 
 
 @dataclass
@@ -415,6 +508,7 @@ class _Geometry:
     n_left_: np.ndarray | None = None  # rows left of every cut, once known
     hist: SlotHistogram | None = None  # histogram mode: the slots' machinery
     counts: np.ndarray | None = None   # histogram mode: rows per non-empty slot
+    dense: bool = False  # entry mode, every position a cut (no ``ebin``, ``cut``): see _dense_scores
 
     def keep(self, cuts: np.ndarray) -> _Geometry:
         """The same entries with only the cuts ``cuts`` (a mask or positions)."""
@@ -465,12 +559,14 @@ class _Geometry:
         return self.n_left_
 
 
-def _geometry(binned, rows, lnode, m, n_total, n_node, above=None, parent=None) -> _Geometry:
+def _geometry(binned, rows, lnode, m, n_total, n_node, above=None, parent=None,
+              dense=False) -> _Geometry:
     """Entries in (node, bin) order: one per (row, feature), or, when the level's
     (node, bin) slots are fewer than half the row entries (few distinct values, e.g.
     spambase's many zeros), one per non-empty slot of a histogram. ``n_node``: rows per
     node; ``above`` and ``parent``: the level above's histograms and each node's parent
-    there (see :class:`SlotHistogram`)."""
+    there (see :class:`SlotHistogram`). ``dense``: entries without their cuts listed,
+    for :func:`_dense_scores`."""
     B, p = binned.n_bins, binned.gbin.shape[1]
     if m * B <= 0.5 * len(rows) * p:
         hist = SlotHistogram(binned, rows, lnode, m, above, parent)
@@ -498,7 +594,11 @@ def _geometry(binned, rows, lnode, m, n_total, n_node, above=None, parent=None) 
         sel = by_node if sel is None else sel[by_node]
     elif sel is None:
         sel = np.arange(len(nd))
-    ebin, blocks = binned.ent_bin[sel], np.bincount(lnode, minlength=m)
+    blocks = np.bincount(lnode, minlength=m)
+    if dense:
+        return _Geometry(sel, None, None, None, erow=binned.ent_row[sel], blocks=blocks,
+                         dense=True)
+    ebin = binned.ent_bin[sel]
     # node j's entries: p runs of n_j, one per feature; a cut wherever the bin changes
     # inside a run. within[i]: entries of i's run up to and including i.
     within = np.concatenate([np.tile(np.arange(1, n + 1), p) for n in blocks])

@@ -153,6 +153,33 @@ def test_binned_regression_tree_is_the_tree_engines_tree():
         np.testing.assert_array_equal(leaves, ref.apply(X))
 
 
+def test_dense_scoring_of_equal_weights_grows_the_tree_engines_trees(monkeypatch):
+    """Rows of equal weight in entry mode (every row its own value in most columns) are
+    scored run by run against broadcast left weights, ties marked in the columns that
+    have them: the trees are the exact search's, at every depth and leaf size."""
+    from engine.tree import _search_binned
+
+    scored = []
+    dense = _search_binned._dense_scores
+    monkeypatch.setattr(_search_binned, "_dense_scores",
+                        lambda *args: scored.append(1) or dense(*args))
+    rng = np.random.default_rng(7)
+    n = 600
+    X = np.column_stack([rng.normal(size=n), np.round(rng.normal(size=n), 1),
+                         rng.normal(size=n), rng.integers(0, 40, n).astype(float)])
+    r = X[:, 0] - X[:, 1] + np.sin(3 * X[:, 3]) + rng.normal(size=n)
+    for depth, leaf, w in ((1, 1, 1.0), (4, 1, 1.0), (6, 7, 2.5), (5, 3, 1.0)):
+        grower = round_grower(DecisionTreeRegressor(max_depth=depth, min_samples_leaf=leaf), X)
+        for rows in (np.arange(n), np.sort(rng.permutation(n)[:n // 2])):
+            ours, leaves = grower.grow(r, np.full(n, w), rows)
+            in_bag = np.zeros(n)
+            in_bag[rows] = w
+            ref = DecisionTreeRegressor(max_depth=depth, min_samples_leaf=leaf).fit(X, r, in_bag)
+            assert_same_tree(ours.tree_, ref.tree_)
+            np.testing.assert_array_equal(leaves[rows], ref.apply(X[rows]))
+    assert len(scored) > 20
+
+
 def test_binned_regression_trees_on_sparse_data_with_a_cache_are_the_tree_engines():
     """Mostly zeros (histograms that skip each column's common bin) and one cache across
     rounds with new residuals, as gradient boosting uses them."""
