@@ -107,19 +107,26 @@ def _grown_deeper(kind: str, dataset: Dataset, params: tuple, *extra):
 
 def _grown_unpruned(kind: str, dataset: Dataset, params: tuple, *extra):
     """The tree of ``kind`` with these parameters but not pruned, if it is fitted
-    already and ``params`` asks for cost-complexity pruning only (``prune_to_alpha``);
-    else None."""
+    already and ``params`` asks for pruning (cost-complexity, χ² or both), which
+    ``_pruned`` then applies to it; else None."""
     wanted = dict(params)
-    if not wanted["ccp_alpha"] or wanted["chi2_alpha"] is not None:
+    if not wanted["ccp_alpha"] and wanted["chi2_alpha"] is None:
         return None
-    return fitted_model((kind, *cache_key(dataset, {**wanted, "ccp_alpha": 0.0}), *extra))
+    unpruned = {**wanted, "ccp_alpha": 0.0, "chi2_alpha": None}
+    return fitted_model((kind, *cache_key(dataset, unpruned), *extra))
+
+
+def _pruned(whole, params: tuple):
+    """``whole`` (see :func:`_grown_unpruned`) pruned as ``params`` ask."""
+    wanted = dict(params)
+    return prune_to_alpha(whole, float(wanted["ccp_alpha"]), chi2_alpha=wanted["chi2_alpha"])
 
 
 def fit_tree(dataset: Dataset, content_hash: str, params: tuple):
     """The fitted tree, once per (dataset hash, parameters) and shared. A depth limit on
     a tree whose full-depth version is grown already cuts that one (``cut_to_depth``:
     the same tree), and a pruning α on a tree grown already unpruned prunes that one
-    (``prune_to_alpha``), instead of growing it again. Raises ValueError."""
+    (``prune_to_alpha``, χ² too), instead of growing it again. Raises ValueError."""
     wanted = dict(params)
     full = _grown_deeper("tree", dataset, params)
     if full is not None:
@@ -128,8 +135,7 @@ def fit_tree(dataset: Dataset, content_hash: str, params: tuple):
                             "Cutting the tree")
     whole = _grown_unpruned("tree", dataset, params)
     if whole is not None:
-        return compute_once(("tree", content_hash, params),
-                            lambda: prune_to_alpha(whole, float(wanted["ccp_alpha"])),
+        return compute_once(("tree", content_hash, params), lambda: _pruned(whole, params),
                             "Pruning the tree")
 
     def grow():
@@ -150,7 +156,7 @@ def _pair(dataset: Dataset, content_hash: str, params: tuple, pair: tuple[str, s
             return cut_to_depth(full, int(dict(params)["max_depth"]))
         whole = _grown_unpruned("tree-pair", dataset, params, pair)
         if whole is not None:
-            return prune_to_alpha(whole, float(dict(params)["ccp_alpha"]))
+            return _pruned(whole, params)
         return _estimator(dataset.task, dict(params)).fit(dataset.X_train[list(pair)],
                                                           dataset.y_train)
     return ("tree-pair", content_hash, params, pair), fit

@@ -503,24 +503,28 @@ def cut_to_depth(model, max_depth: int):
     return out
 
 
-def prune_to_alpha(model, ccp_alpha: float):
-    """A copy of the fitted, unpruned tree ``model`` pruned at ``ccp_alpha``: the tree
-    that fitting it with ``ccp_alpha`` set would give, without growing it again (a fit
-    grows its tree whole, then prunes it: :func:`._prune.prune_ccp`). A model already
-    pruned (``ccp_alpha`` > 0 or ``chi2_alpha`` set) raises ValueError.
+def prune_to_alpha(model, ccp_alpha: float = 0.0, *, chi2_alpha: float | None = None):
+    """A copy of the fitted, unpruned tree ``model`` pruned at ``ccp_alpha`` (and, with
+    ``chi2_alpha``, by the χ² test at that level): the tree that fitting it with those
+    parameters set would give, without growing it again (a fit grows its tree whole,
+    then prunes it: :func:`._prune.prune_ccp`, :func:`._prune.prune_chi2`). A model
+    already pruned (``ccp_alpha`` > 0 or ``chi2_alpha`` set) raises ValueError.
 
     >>> X = np.arange(16.0).reshape(-1, 1); y = [0, 1] * 4 + [1, 0] * 4
     >>> full = DecisionTreeClassifier().fit(X, y)
     >>> pruned = prune_to_alpha(full, 0.05)
     >>> pruned.ccp_alpha, pruned.tree_.node_count == DecisionTreeClassifier(ccp_alpha=0.05).fit(X, y).tree_.node_count
     (0.05, True)
+    >>> prune_to_alpha(full, chi2_alpha=0.05).tree_.node_count
+    1
     """
     model._check_is_fitted()
     if model.ccp_alpha > 0 or model.chi2_alpha is not None:
         raise ValueError("Only a tree grown without pruning can be pruned to an alpha.")
     if not ccp_alpha >= 0:
         raise ValueError(f"ccp_alpha must be a non-negative number; got {ccp_alpha!r}.")
-    out = copy.copy(model).set_params(ccp_alpha=float(ccp_alpha))
+    out = copy.copy(model).set_params(ccp_alpha=float(ccp_alpha), chi2_alpha=chi2_alpha)
+    out._validate_params()
     return out._finish(model.tree_)
 
 

@@ -477,6 +477,29 @@ def test_a_pruning_alpha_prunes_the_grown_tree_and_its_path_is_the_same(monkeypa
     assert all(alpha == 0.0 and n < n_train for alpha, n in grown[1:])
 
 
+def test_a_chi2_level_prunes_the_grown_tree(monkeypatch):
+    """A χ² pruning level, alone or with an α, prunes the page's unpruned tree and its
+    two-feature tree instead of growing them again: the trees the fits would give."""
+    assert fitting.prefetch_idle(timeout=60)  # an earlier page's prefetch: not counted
+    grown = _counted(monkeypatch, DecisionTreeClassifier, "fit",
+                     lambda tree, X, *_: (tree.chi2_alpha, len(X)) if X.shape[1] > 2 else None)
+    pairs = _counted(monkeypatch, DecisionTreeClassifier, "fit",
+                     lambda tree, X, *_: (tree.chi2_alpha,) if X.shape[1] == 2 else None)
+    query = dict(data="spambase", seed="918")
+    at = run_app("app_pages/decision_tree.py", **query)
+    assert_clean(at)
+    assert fitting.prefetch_idle(timeout=60)
+    n_train, captions = grown[0][1], {at.caption[0].value}
+    assert grown == [(None, n_train)] and pairs == [(None,)]
+    for extra in ({"dt_chi2": "0.01"}, {"dt_chi2": "0.001", "dt_ccp": "0.001"}):
+        at = run_app("app_pages/decision_tree.py", **query, **extra)
+        assert_clean(at)
+        assert fitting.prefetch_idle(timeout=60)
+        assert grown == [(None, n_train)] and pairs == [(None,)]  # pruned, not grown
+        assert "leaves" in at.caption[0].value and at.caption[0].value not in captions
+        captions.add(at.caption[0].value)
+
+
 def test_a_new_depth_cuts_the_pair_tree_and_reuses_the_root_table(monkeypatch):
     """A depth limit after the full-depth page has done its background work: the tree on
     two features is a cut of the one fitted ahead, and the root's candidate table (the

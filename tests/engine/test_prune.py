@@ -422,6 +422,25 @@ def test_a_grown_tree_pruned_to_an_alpha_is_the_tree_fitted_with_it(regression):
         prune_to_alpha(full, -1.0)
 
 
+def test_a_grown_tree_pruned_by_chi2_is_the_tree_fitted_with_it():
+    """prune_to_alpha with chi2_alpha (alone or after a ccp_alpha) is the fit with those
+    parameters, without growing the tree again."""
+    X, y = make_classification(n_samples=400, n_features=6, n_informative=4,
+                               n_redundant=0, flip_y=0.2, random_state=5)
+    full = DecisionTreeClassifier(random_state=0).fit(X, y)
+    for ccp, chi2 in ((0.0, 0.05), (0.0, 0.01), (0.004, 0.01)):
+        expected = DecisionTreeClassifier(random_state=0, ccp_alpha=ccp, chi2_alpha=chi2).fit(X, y)
+        pruned = prune_to_alpha(full, ccp, chi2_alpha=chi2)
+        assert pruned.get_params() == expected.get_params()
+        assert 1 < pruned.tree_.node_count < full.tree_.node_count
+        for name in ("children_left", "feature", "threshold", "value", "n_node_samples"):
+            assert_array_equal(getattr(pruned.tree_, name), getattr(expected.tree_, name))
+        assert_array_equal(pruned.feature_importances_, expected.feature_importances_)
+    with pytest.raises(ValueError, match="chi2_alpha"):
+        prune_to_alpha(full, chi2_alpha=1.5)
+    assert full.chi2_alpha is None
+
+
 def test_choose_ccp_alpha_cv_takes_the_whole_tree_it_is_given():
     X, y = make_classification(n_samples=300, n_features=5, n_informative=3,
                                n_redundant=0, random_state=1)
