@@ -217,15 +217,16 @@ class _Part:
         n_total = len(crit.row_weight)
         classes = crit.codes is not None
         weight = crit.row_weight
-        w_rows = weight[rows]
-        equal = len(w_rows) > 0 and bool(np.all(w_rows == w_rows[0]))
+        w_rows = None if classes else weight[rows]
+        # regression on rows of one weight: scored without listing the cuts (_dense_scores)
+        dense = not classes and len(w_rows) > 0 and bool(np.all(w_rows == w_rows[0]))
         geo = self._root_geometry(crit, level)
-        if geo is not None and geo.dense and not (equal and not classes):
-            geo = None  # made for equal weights
+        if geo is not None and geo.dense and not dense:
+            geo = None  # made for rows of one weight
         if geo is None:
             above = None if level.parent is None else self._above
             geo = _geometry(binned, rows, lnode, m, n_total, level.totals[:, -1], above,
-                            level.parent, dense=equal and not classes)
+                            level.parent, dense=dense)
             kept = m == 1 and len(rows) == n_total  # a root of every row: every round's
             if classes and crit.concave and min_leaf == 1:
                 if geo.hist is None:
@@ -261,7 +262,7 @@ class _Part:
             # stay small; per node: its weight and its centred sum
             centred = crit.stats_t[1]
             totals = [level.totals[:, 0], level.totals[:, 1]]
-            if equal:  # equal weights: the left weight is a row count
+            if dense:  # equal weights (histogram mode): the left weight is a row count
                 w = w_rows[0]
                 left_weight, slot_weight = (geo.n_left() if w == 1.0 else geo.n_left() * w), ("count", w)
             else:
