@@ -35,28 +35,19 @@ def drawn_numeric_candidates(crit, level, values, rank, columns, allowed, min_le
     group of columns at a time (at most :data:`DRAWN_CHUNK_ENTRIES` entries a group,
     or one column). Returned ``feature`` indexes ``columns``."""
     entries = np.bincount(level.node, minlength=level.n_nodes) @ allowed
-    parts = []
-    for group in column_groups(entries, DRAWN_CHUNK_ENTRIES):
-        part = _drawn_chunk(crit, level, values, rank, columns[group], allowed[:, group],
-                            min_leaf)
-        part.feature += group.start
-        parts.append(part)
-    return parts[0] if len(parts) == 1 else Candidates.concat(parts)
-
-
-def column_groups(entries: np.ndarray, most: int) -> list[slice]:
-    """Consecutive columns in groups of at most ``most`` entries (``entries`` per column;
-    a column of more is a group alone), columns without entries left out; one group of
-    every column when they all fit."""
-    if entries.sum() <= most:
-        return [slice(0, len(entries))]
-    groups, lo = [], 0
-    while lo < len(entries):
-        hi = lo + max(1, int(np.searchsorted(np.cumsum(entries[lo:]), most, side="right")))
+    if entries.sum() <= DRAWN_CHUNK_ENTRIES:
+        return _drawn_chunk(crit, level, values, rank, columns, allowed, min_leaf)
+    parts, lo = [], 0
+    while lo < len(columns):
+        hi = lo + max(1, int(np.searchsorted(np.cumsum(entries[lo:]), DRAWN_CHUNK_ENTRIES,
+                                             side="right")))
         if entries[lo:hi].any():
-            groups.append(slice(lo, hi))
+            part = _drawn_chunk(crit, level, values, rank, columns[lo:hi], allowed[:, lo:hi],
+                                min_leaf)
+            part.feature += lo
+            parts.append(part)
         lo = hi
-    return groups
+    return Candidates.concat(parts)
 
 
 def _drawn_chunk(crit, level, values, rank, columns, allowed, min_leaf) -> Candidates:

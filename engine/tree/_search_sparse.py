@@ -5,13 +5,11 @@ counted as the node's rest.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 
 import numpy as np
 
 from . import _search_sorted
-from . import _search_drawn
-from ._search_drawn import column_groups, drawn_runs
+from ._search_drawn import drawn_runs
 from ._search_sorted import (
     class_changes_at,
     class_sums,
@@ -35,22 +33,8 @@ def search(inp: NumericInput, features: np.ndarray, allowed=None) -> Candidates:
     common value that the exact search keeps; ``features`` must be its sparse ones
     (``inp.order.sparse``, whose entries those are)."""
     order = inp.order
-    entries = order.sparse_entries
-    if allowed is None or not isinstance(entries, SparseBits):
-        return sparse_numeric_candidates(inp.crit, inp.level, order.sparse_mode, entries,
-                                         allowed)
-    # A group of columns at a time, as the drawn search does: a stack of many trees
-    # draws more entries at its top levels than a core's caches hold. A group's own
-    # best cuts are at most each node's best overall, so every cut near that is kept.
-    expected = entries.share_off * (np.bincount(inp.level.node, minlength=len(allowed))
-                                    @ allowed)
-    parts = []
-    for columns in column_groups(expected, _search_drawn.DRAWN_CHUNK_ENTRIES):
-        drawn = np.zeros_like(allowed)
-        drawn[:, columns] = allowed[:, columns]
-        parts.append(sparse_numeric_candidates(inp.crit, inp.level, order.sparse_mode,
-                                               entries, drawn))
-    return parts[0] if len(parts) == 1 else Candidates.concat(parts)
+    return sparse_numeric_candidates(inp.crit, inp.level, order.sparse_mode,
+                                     order.sparse_entries, allowed)
 
 
 def sparse_numeric_candidates(crit, level, mode, entries, allowed=None) -> Candidates:
@@ -266,14 +250,6 @@ class SparseBits:
     @property
     def n_data(self) -> int:
         return len(self.bits)
-
-    @cached_property
-    def share_off(self) -> np.ndarray:
-        """(n_cols,) the share of the data rows that are entries of each column."""
-        share = np.empty(len(self.mode_rank))
-        for c in range(len(share)):
-            share[c] = np.count_nonzero(self.bits & np.uint64(1 << c)) / max(self.n_data, 1)
-        return share
 
     def level_runs(self, crit, level, allowed) -> _SparseRuns:
         """The entries of the (node, column) pairs drawn (``allowed``), one run each."""

@@ -191,28 +191,6 @@ def test_a_level_searched_a_group_of_columns_at_a_time_grows_the_same_trees(monk
             np.testing.assert_array_equal(a[name], b[name], err_msg=name)
 
 
-def test_sparse_columns_searched_a_group_at_a_time_grow_the_same_trees(monkeypatch):
-    """Columns mostly of one value (read off the rows' bits) are searched a group of
-    columns at a time too, within the same bound: the same trees."""
-    from engine.tree import _search_sparse
-
-    rng = np.random.default_rng(5)
-    X = np.where(rng.random((3000, 16)) < 0.8, 0.0, rng.exponential(size=(3000, 16)))
-    X[rng.random(X.shape) < 0.02] = np.nan
-    y = (np.nansum(X[:, :4], axis=1) + rng.normal(size=3000) > 1.0).astype(int)
-    calls, search = [], _search_sparse.sparse_numeric_candidates
-    monkeypatch.setattr(_search_sparse, "sparse_numeric_candidates",
-                        lambda *args: calls.append(1) or search(*args))
-    whole = RandomForestClassifier(n_estimators=12, random_state=0).fit(X, y)
-    once = len(calls)
-    monkeypatch.setattr(search_drawn, "DRAWN_CHUNK_ENTRIES", 2_000)
-    grouped = RandomForestClassifier(n_estimators=12, random_state=0).fit(X, y)
-    assert once > 0 and len(calls) - once > 1.5 * once  # the top levels in several groups
-    for a, b in zip(_tree_arrays(whole), _tree_arrays(grouped), strict=True):
-        for name in a:
-            np.testing.assert_array_equal(a[name], b[name], err_msg=name)
-
-
 def test_a_stack_of_many_trees_searches_within_a_bounded_working_set(monkeypatch):
     # All 40 trees in one stack: the level's search held every (row, drawn column) entry
     # at once (≈ 140 MiB here) before it went a group of columns at a time.
