@@ -415,6 +415,15 @@ def roc(_dataset: Dataset, content_hash: str, key: tuple, _entries: list[Entry])
     return cf.roc_table(_entries, _dataset.X_test, _dataset.y_test, _dataset.class_names[1])
 
 
+def _leaves(mean: float) -> str:
+    """Leaves per tree: a whole number as one (a single tree's), a mean to a tenth.
+
+    >>> _leaves(225.0), _leaves(164.37)
+    ('225', '164.4')
+    """
+    return f"{mean:.0f}" if float(mean).is_integer() else f"{mean:.1f}"
+
+
 def show_table(table: pd.DataFrame, key: str | None = None) -> None:
     """The results table as text: errors in per cent, "—" where a model has no such number.
     ``key`` tells apart tables of the same run (the rows so far, then all of them)."""
@@ -423,10 +432,11 @@ def show_table(table: pd.DataFrame, key: str | None = None) -> None:
         if column in shown:
             shown[column] = 100 * shown[column]
     formats = {"test error": "{:.1f}%", "OOB error": "{:.1f}%", "training time (s)": "{:.2f}",
-               "trees": "{:.0f}", "leaves per tree": "{:.1f}", "test MSE": "{:.4g}",
+               "trees": "{:.0f}", "leaves per tree": _leaves, "test MSE": "{:.4g}",
                "test R²": "{:.3f}", "OOB R²": "{:.3f}"}
     for column, text in formats.items():
         if column in shown:  # st.dataframe shows NaN as "None"; a dash reads as "not defined"
-            shown[column] = [("—" if pd.isna(v) else text.format(v)) for v in shown[column]]
+            write = text if callable(text) else text.format
+            shown[column] = [("—" if pd.isna(v) else write(v)) for v in shown[column]]
     config = {c: st.column_config.TextColumn(c, alignment="right") for c in formats if c in shown}
     tables.show(shown, hide_index=True, width="stretch", column_config=config, key=key)

@@ -342,3 +342,11 @@ def test_the_pruned_trees_curve_prunes_the_decision_trees_refits(monkeypatch):
     assert len(grown) == len(sizes) * (1 + 5) and not set(grown[len(sizes):]) & set(sizes)
     pd.testing.assert_frame_equal(shared, alone)
     cc._slot.clear()
+
+
+def test_leaves_per_tree_read_as_counts_for_one_tree_and_means_for_many():
+    at = run_page(data="iris", cmp_models=["tree", "forest"])
+    assert_clean(at)
+    leaves = dict(zip(table_of(at)["model"], table_of(at)["leaves per tree"], strict=True))
+    assert leaves["Decision tree"].isdigit()  # one tree: a count, "9" and not "9.0"
+    assert leaves["Random forest"].replace(".", "", 1).isdigit()
