@@ -401,7 +401,8 @@ def _dense_scores(part: _Part, geo: _Geometry, z: np.ndarray, w: float, level: L
     (k + 1) w at position k, are the same n_j - 1 numbers in every run: the gain
     a² / (w_L w_R), a = S_L - w_L ȳ, is computed on the (p, n_j - 1) running sums
     against those numbers broadcast. Each operation acts on the same figures as on a
-    list of cuts (:func:`_gain`), so the gains are the same to the bit, without the list.
+    list of cuts (:func:`_squared_error_gain`, as :func:`_gain`), so the gains are the same
+    to the bit, without the list.
     Positions inside a group of equal values (in a feature with fewer distinct values
     than rows) are no cuts and score -inf, as do those that leave fewer than
     ``min_leaf`` rows on a side."""
@@ -418,11 +419,7 @@ def _dense_scores(part: _Part, geo: _Geometry, z: np.ndarray, w: float, level: L
         if n_j > 1:
             g = gain[out:out + p * (n_j - 1)].reshape(p, n_j - 1)
             w_left = np.arange(1, n_j) if w == 1.0 else np.arange(1, n_j) * w
-            w_right = np.subtract(weight[j], w_left)
-            w_right *= w_left
-            np.subtract(runs[:, :-1], np.multiply(w_left, mean[j]), out=g)
-            g *= g
-            np.divide(g, np.maximum(w_right, _TINY, out=w_right), out=g)
+            _squared_error_gain(runs[:, :-1], w_left, mean[j], weight[j], g)
             if len(tied):
                 ebin = binned.ent_bin[geo.sel[at:at + size]].reshape(p, n_j)[tied]
                 g[tied] = np.where(ebin[:, 1:] == ebin[:, :-1], -np.inf, g[tied])
@@ -664,18 +661,23 @@ def _gain(left, totals, impurity, per_node, n_classes):
     # Σ_k (S_k - w_k ȳ)² / w_k over both children, divided by W. The right child's
     # centred sum is minus the left's, so this is a² / (w_L w_R), a = S_L - w_L ȳ.
     (w_left, centred), mean, weight = left, totals[1] / totals[0], totals[0]
-    a, w_right = np.empty(len(w_left)), np.empty(len(w_left))
+    out = np.empty(len(w_left))
     if 1 < len(per_node) <= SLICED_NODES:  # a node's figures as scalars, slice by slice
         at = 0
         for j, n_cuts in enumerate(per_node.tolist()):
             cuts = slice(at, at + n_cuts)
-            np.multiply(w_left[cuts], mean[j], out=a[cuts])
-            np.subtract(weight[j], w_left[cuts], out=w_right[cuts])
+            _squared_error_gain(centred[cuts], w_left[cuts], mean[j], weight[j], out[cuts])
             at += n_cuts
-    else:
-        np.multiply(w_left, at_cut(mean), out=a)
-        np.subtract(at_cut(weight), w_left, out=w_right)
-    np.subtract(centred, a, out=a)
-    a *= a
+        return out
+    return _squared_error_gain(centred, w_left, at_cut(mean), at_cut(weight), out)
+
+
+def _squared_error_gain(centred, w_left, mean, weight, out):
+    """a² / (w_L w_R), a = S_L - w_L ȳ, into ``out``: ``centred`` (S_L - ...: the left
+    child's centred sums) of ``out``'s shape, ``w_left`` its left weights (broadcast
+    against it), ``mean`` and ``weight`` the node's ȳ and W (scalars or per cut)."""
+    w_right = np.subtract(weight, w_left)
     w_right *= w_left
-    return np.divide(a, np.maximum(w_right, _TINY, out=w_right), out=a)
+    np.subtract(centred, np.multiply(w_left, mean), out=out)
+    out *= out
+    return np.divide(out, np.maximum(w_right, _TINY, out=w_right), out=out)
