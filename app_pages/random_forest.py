@@ -80,6 +80,10 @@ with bar_place:
 
 with views[0]:
     if views[0].open:
+        if not (compare and m < p):
+            # The curve is drawn here from the grown trees, without the worker processes:
+            # the other tabs' work starts in them now rather than after the curve.
+            fc.prefetch_views(forest, dataset, params)
         curves = {"random forest" if m < p else "bagging": fc.error_curve(forest, dataset, *key)}
         if compare and m < p:
             bagging = {**params, "max_features": p}
@@ -166,6 +170,7 @@ with views[5]:
         why.view(forest, dataset, features, "rf", "proba" if classify else "value", key, style,
                  pdp=True)
 
-# after the open view is drawn, so it does not take the cores from it
+# after any other view is drawn, so it does not take the worker processes from it (once
+# more after the OOB curve: the same jobs, none started twice)
 fc.prefetch_views(forest, dataset, params)
 take_home(forest, dataset, features, "rf")
