@@ -134,16 +134,23 @@ def is_grown(dataset: Dataset, params: dict, *, noise: bool = False) -> bool:
 WAVES_ABOVE = 500_000
 
 
-def waves(n_estimators: int, rows_per_tree: int) -> list[int]:
+def waves(n_estimators: int, rows_per_tree: int, first_picture: bool = True) -> list[int]:
     """The forest's size after each wave of its growth: one wave for a small forest;
-    else a tenth of the trees (at least four), half of them, all of them.
+    else a tenth of the trees (at least four) when its growth is drawn
+    (``first_picture``), half of them, all of them. Each wave pays the fit's fixed
+    costs again (the data prepared, handed to the workers, the OOB pass set up), so a
+    forest nobody watches grow skips the tenth; the half stays, for a view of fewer
+    trees asked for meanwhile.
 
     >>> waves(100, 3_450), waves(100, 10_000), waves(12, 50_000)
     ([100], [10, 50, 100], [4, 6, 12])
+    >>> waves(100, 10_000, first_picture=False)
+    [50, 100]
     """
     if n_estimators < 8 or n_estimators * rows_per_tree <= WAVES_ABOVE:
         return [n_estimators]
-    return sorted({max(4, n_estimators // 10), n_estimators // 2, n_estimators})
+    first = {max(4, n_estimators // 10)} if first_picture else set()
+    return sorted(first | {n_estimators // 2, n_estimators})
 
 
 def _grower(dataset: Dataset, params: dict, *, noise: bool = False,
@@ -155,9 +162,9 @@ def _grower(dataset: Dataset, params: dict, *, noise: bool = False,
     A forest of the same parameters but another number of trees that is grown already
     is not grown again: a larger one gives its first trees (``first_members``), a
     smaller one is continued (a warm start grows only the missing trees). A large
-    forest grows in :func:`waves`, ``grown(forest)``, if given, called after each wave
-    but the last, and the forest after each wave is kept as the forest of that many
-    trees. Member b's seeds depend only on the seed and b, so each is the forest one
+    forest grows in :func:`waves` (a first one only for ``grown``), ``grown(forest)``,
+    if given, called after each wave but the last, and the forest after each wave is
+    kept as the forest of that many trees. Member b's seeds depend only on the seed and b, so each is the forest one
     fit would grow. While a forest of the family with at least as many trees is being
     grown elsewhere (the page's prefetch), its trees are waited for, not grown beside it."""
     B = params["n_estimators"]
@@ -175,7 +182,8 @@ def _grower(dataset: Dataset, params: dict, *, noise: bool = False,
         smaller = max(grown_ones, default=0)
         forest = (copy.copy(grown_ones[smaller]) if smaller  # the cached one stays as it is
                   else _estimator(dataset.task, params))
-        sizes = [size for size in waves(B, params.get("max_samples") or len(y)) if size > smaller]
+        sizes = [size for size in waves(B, params.get("max_samples") or len(y), grown is not None)
+                 if size > smaller]
         with growing(family, B, key_of(B)), worker_processes():
             for size in sizes:
                 before = len(getattr(forest, "estimators_", []))

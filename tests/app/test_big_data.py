@@ -346,6 +346,7 @@ def test_a_large_forest_grows_in_waves_and_equals_one_fit():
               "bootstrap": True, "oob_score": True, "random_state": 0, "n_jobs": 1,
               "max_samples": None, "binning": "exact"}
     assert fc.waves(100, 6_000) == [10, 50, 100]
+    assert fc.waves(100, 6_000, first_picture=False) == [50, 100]
     seen = []
     forest = fc.fit_forest(dataset, params, grown=lambda f: seen.append(
         fc.ff.error_curve(f, None, None)))
@@ -358,16 +359,16 @@ def test_a_large_forest_grows_in_waves_and_equals_one_fit():
 
 
 def test_the_forests_a_large_forest_passes_through_are_kept(monkeypatch):
-    """After growing 100 trees in waves of 10, 50, 100, asking for 50 (or 10) trees
-    neither grows nor cuts: it is the forest of the wave, equal to one fit of 50 trees,
-    left as it was when the later trees were added."""
+    """After growing 100 trees in waves of 10, 50, 100 (its growth drawn), asking for 50
+    (or 10) trees neither grows nor cuts: it is the forest of the wave, equal to one fit
+    of 50 trees, left as it was when the later trees were added."""
     from ui import forest_controls as fc
 
     dataset = Dataset(_table(8_000), "class", test_size=0.25, random_state=973)
     params = {"n_estimators": 100, "max_features": 2, "max_depth": None, "min_samples_leaf": 1,
               "bootstrap": True, "oob_score": True, "random_state": 0, "n_jobs": 1,
               "max_samples": None, "binning": "exact"}
-    fc.fit_forest(dataset, params)
+    fc.fit_forest(dataset, params, grown=lambda forest: None)
     work, original_fit = [], RandomForestClassifier.fit
     monkeypatch.setattr(RandomForestClassifier, "fit", lambda *a, **k: work.append("fit"))
     monkeypatch.setattr(fc, "first_members", lambda *a, **k: work.append("cut"))
@@ -385,9 +386,10 @@ def test_the_forests_a_large_forest_passes_through_are_kept(monkeypatch):
 
 
 def test_fewer_trees_asked_for_while_more_grow_ahead_wait_for_their_wave(monkeypatch):
-    """While the background grows 100 trees in waves of 10, 50, 100, a view asking for 50
-    waits for the wave of 50 and takes it, before the last wave is grown: no tree is
-    grown twice, and it is the forest one fit of 50 trees would grow."""
+    """While the background grows 100 trees in waves of 50 and 100 (nobody watches it
+    grow: no first wave of 10), a view asking for 50 waits for the wave of 50 and takes
+    it, before the last wave is grown: no tree is grown twice, and it is the forest one
+    fit of 50 trees would grow."""
     import threading
 
     from ui import forest_controls as fc
@@ -397,13 +399,13 @@ def test_fewer_trees_asked_for_while_more_grow_ahead_wait_for_their_wave(monkeyp
               "bootstrap": True, "oob_score": True, "random_state": 0, "n_jobs": 1,
               "max_samples": None, "binning": "exact"}
     grown, original_fit = [], RandomForestClassifier.fit
-    wave_of_ten, go_on, last_wave, last_grown = (threading.Event() for _ in range(4))
+    first_wave, go_on, last_wave, last_grown = (threading.Event() for _ in range(4))
 
     def fit(self, *args, **kwargs):
         before = len(self.__dict__.get("estimators_", []))
         grown.append((before, self.n_estimators))
-        if before == 10:  # the first wave is in: the view asks now
-            wave_of_ten.set()
+        if before == 0:  # the first wave is under way: the view asks now
+            first_wave.set()
             assert go_on.wait(10)
         if before == 50:  # the last wave waits until the view has its forest
             assert last_wave.wait(10)
@@ -415,13 +417,13 @@ def test_fewer_trees_asked_for_while_more_grow_ahead_wait_for_their_wave(monkeyp
     key, _, grow = fc._grower(dataset, params)
     assert fitting.prefetch_idle(timeout=60)
     assert fitting.prefetch((key, lambda: grow(lambda done, total: None)))
-    assert wave_of_ten.wait(10)
+    assert first_wave.wait(10)
     threading.Timer(0.3, go_on.set).start()  # the view is waiting by then
     fifty = fc.fit_forest(dataset, {**params, "n_estimators": 50})
     assert not last_grown.is_set()  # taken from the wave of 50, not from the 100
     last_wave.set()
     assert fitting.prefetch_idle(timeout=60)
-    assert grown == [(0, 10), (10, 50), (50, 100)]  # the background's waves, nothing else
+    assert grown == [(0, 50), (50, 100)]  # the background's waves, nothing else
     assert len(fifty.estimators_) == 50
     X = fc.training_rows(dataset)
     whole = original_fit(fc._estimator(dataset.task, {**params, "n_estimators": 50}), X,
