@@ -76,9 +76,11 @@ def _fit_member(estimator, data: _TrainingData, bootstrap_seed: int):
 
 
 #: Rows × features of one stack of trees grown together when the trees use every
-#: feature: bagging takes a stacked copy of the data, about 24 bytes a cell, so 5 million
-#: cells are ≈ 120 MB a stack.
-STACK_CELLS = 5_000_000
+#: feature: bagging takes a stacked copy of the data, about 24 bytes a cell, so a million
+#: cells are ≈ 24 MB a stack: small enough that a level's arrays stay near a core's
+#: caches and that a large fit ends many stacks (each one moves its progress), large
+#: enough that small trees (a few thousand rows) still share a stack's numpy calls.
+STACK_CELLS = 1_000_000
 #: Entries of one stack of trees that draw features, as a forest's do: a drawn row
 #: (``n_draw`` per tree) brings an entry for each feature drawn at its node that the
 #: search reads it for, every row for most features but only the rows off the common

@@ -56,7 +56,8 @@ def test_stacks_are_even_and_fill_every_worker():
 
     assert sizes(4601, 57, 100, draws=True) == [16, 17, 17, 16, 17, 17]  # 360,000 entries, 4 a row: 19
     assert sizes(4601, 57, 100, draws=True, entries=1.56) == [50, 50]  # spambase's: 50
-    assert sizes(4601, 57, 100) == [16, 17, 17, 16, 17, 17]  # 5,000,000 cells: 19 trees
+    assert sizes(4601, 57, 100) == [2] + [3] * 16 + [2] + [3] * 16  # 1,000,000 cells: 3 trees
+    assert sizes(10000, 20, 100, n_jobs=2) == ([4] * 5 + [5]) * 4  # 5 trees: 20, 24 for 8 batches
     assert sizes(20000, 20, 100, draws=True) == [4] * 25
     assert sizes(150, 4, 120, draws=True) == [60] * 2  # at most 100 trees a stack
     assert sizes(4601, 57, 200, draws=True, n_jobs=2) == [12, 13] * 8  # 11 stacks: 2 a batch
