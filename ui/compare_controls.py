@@ -180,7 +180,8 @@ def train(model, model_id: str, X: pd.DataFrame, y: pd.Series,
         folds = min(5, len(y) // 2)
         if folds >= 2:  # the whole tree, grown once: the path's and, pruned, the model
             full = model.fit(X, y) if whole is None else whole
-            alpha, _ = choose_ccp_alpha_cv(full, X, y, cv=folds, random_state=0, full=full)
+            alpha, _ = choose_ccp_alpha_cv(full, X, y, cv=folds, random_state=0, full=full,
+                                           progress=progress)
             note = f"α = {alpha:.3g} ({folds}-fold CV)"
             return prune_to_alpha(full, alpha), time.perf_counter() - start, note
         note = "too few rows to cross-validate: not pruned"

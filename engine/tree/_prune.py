@@ -400,7 +400,7 @@ def _rows(X, index: np.ndarray):
 
 
 def choose_ccp_alpha_cv(estimator, X, y, cv: int = 5, random_state: int | None = 0, *,
-                        full=None):
+                        full=None, progress=None):
     """Choose the cost-complexity α by k-fold cross-validation (Breiman et al. 1984).
 
     Parameters
@@ -417,6 +417,9 @@ def choose_ccp_alpha_cv(estimator, X, y, cv: int = 5, random_state: int | None =
         ``estimator`` with ``ccp_alpha=0`` already fitted on (X, y), if the caller has
         it: its tree is the whole-data path's and is not grown again (with
         :func:`~engine.tree.prune_to_alpha` it also gives the chosen tree).
+    progress : callable, optional
+        ``progress(done, total)`` after each of the ``2 * cv + 1`` steps: the whole
+        data's path, then each fold's tree grown and its errors along the path.
 
     Returns
     -------
@@ -434,9 +437,11 @@ def choose_ccp_alpha_cv(estimator, X, y, cv: int = 5, random_state: int | None =
     as ESL §9.2.2 describes, instead of refitting once per α; the validation rows
     are walked once per fold, not once per α (:func:`_errors_along_path`).
     """
+    steps, report = 2 * cv + 1, progress or (lambda done, total: None)
     if full is None:
         full = clone(estimator).set_params(ccp_alpha=0.0).fit(X, y)
     full_sequence = _prune_sequence(full.tree_)
+    report(1, steps)
     alphas = np.unique(np.r_[0.0, full_sequence[0]])
     y_array = np.asarray(y)
     is_classifier = getattr(full, "_estimator_type", None) == "classifier"
@@ -446,9 +451,11 @@ def choose_ccp_alpha_cv(estimator, X, y, cv: int = 5, random_state: int | None =
     for k in range(cv):
         train, valid = np.flatnonzero(folds != k), np.flatnonzero(folds == k)
         model = clone(estimator).set_params(ccp_alpha=0.0).fit(_rows(X, train), y_array[train])
+        report(2 * k + 2, steps)
         X_valid, y_valid = model.encoder_.transform(_rows(X, valid)), y_array[valid]
         errors[k] = _errors_along_path(model, *_prune_sequence(model.tree_), alphas, X_valid,
                                        y_valid)
+        report(2 * k + 3, steps)
     table = pd.DataFrame(
         {
             "alpha": alphas,

@@ -452,6 +452,21 @@ def test_choose_ccp_alpha_cv_takes_the_whole_tree_it_is_given():
     pd.testing.assert_frame_equal(same, table)
 
 
+def test_choose_ccp_alpha_cv_reports_each_step_and_chooses_the_same():
+    """The whole data's path, then each fold's tree and its errors: 2 · cv + 1 steps in
+    order, and the same α and table as without a progress callback."""
+    X, y = make_classification(n_samples=300, n_features=5, n_informative=3,
+                               n_redundant=0, random_state=2)
+    template = DecisionTreeClassifier(max_depth=6)
+    best, table = choose_ccp_alpha_cv(template, X, y, cv=4, random_state=0)
+    steps = []
+    again, same = choose_ccp_alpha_cv(template, X, y, cv=4, random_state=0,
+                                      progress=lambda done, total: steps.append((done, total)))
+    assert steps == [(k, 9) for k in range(1, 10)]
+    assert again == best
+    pd.testing.assert_frame_equal(same, table)
+
+
 @pytest.mark.parametrize("kind", ["classifier", "regressor", "mixed", "multiway"])
 def test_errors_along_the_path_equal_pruning_and_scoring_each_alpha(kind):
     """One walk of the validation rows gives, for every α, the error of the tree pruned
