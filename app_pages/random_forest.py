@@ -78,12 +78,15 @@ with bar_place:
                  "Change the parameter named above and the forest regrows.")
         state.stop()
 
+# The other tabs' work goes to the worker processes once the open view no longer needs
+# them: at once for the OOB curve, drawn here from the grown trees (unless it grows the
+# bagging beside them), after the view for every other tab.
+prefetch_now = views[0].open and not (compare and m < p)
+if prefetch_now:
+    fc.prefetch_views(forest, dataset, params)
+
 with views[0]:
     if views[0].open:
-        if not (compare and m < p):
-            # The curve is drawn here from the grown trees, without the worker processes:
-            # the other tabs' work starts in them now rather than after the curve.
-            fc.prefetch_views(forest, dataset, params)
         curves = {"random forest" if m < p else "bagging": fc.error_curve(forest, dataset, *key)}
         if compare and m < p:
             bagging = {**params, "max_features": p}
@@ -170,7 +173,6 @@ with views[5]:
         why.view(forest, dataset, features, "rf", "proba" if classify else "value", key, style,
                  pdp=True)
 
-# after any other view is drawn, so it does not take the worker processes from it (once
-# more after the OOB curve: the same jobs, none started twice)
-fc.prefetch_views(forest, dataset, params)
+if not prefetch_now:
+    fc.prefetch_views(forest, dataset, params)
 take_home(forest, dataset, features, "rf")

@@ -164,8 +164,8 @@ def _grower(dataset: Dataset, params: dict, *, noise: bool = False,
     smaller one is continued (a warm start grows only the missing trees). A large
     forest grows in :func:`waves` (a first one only for ``grown``), ``grown(forest)``,
     if given, called after each wave but the last, and the forest after each wave is
-    kept as the forest of that many trees. Member b's seeds depend only on the seed and b, so each is the forest one
-    fit would grow. While a forest of the family with at least as many trees is being
+    kept as the forest of that many trees. Member b's seeds depend only on the seed and
+    b, so each is the forest one fit would grow. While a forest of the family with at least as many trees is being
     grown elsewhere (the page's prefetch), its trees are waited for, not grown beside it."""
     B = params["n_estimators"]
 
