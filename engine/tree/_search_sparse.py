@@ -31,10 +31,22 @@ from ._splitter import (
 def search(inp: NumericInput, features: np.ndarray, allowed=None) -> Candidates:
     """The :data:`._splitter.NumericSearch` through the entries off each feature's
     common value that the exact search keeps; ``features`` must be its sparse ones
-    (``inp.order.sparse``, whose entries those are)."""
+    (``inp.order.sparse``, whose entries those are), or with a forest's draw
+    ``allowed`` some of them (the level counts the others by histogram)."""
     order = inp.order
-    return sparse_numeric_candidates(inp.crit, inp.level, order.sparse_mode,
-                                     order.sparse_entries, allowed)
+    if len(features) == len(order.sparse):
+        return sparse_numeric_candidates(inp.crit, inp.level, order.sparse_mode,
+                                         order.sparse_entries, allowed)
+    # a forest's level searching some of them another way: the others' pairs undrawn
+    at = np.searchsorted(order.sparse, features)
+    every = np.zeros((inp.level.n_nodes, len(order.sparse)), dtype=bool)
+    every[:, at] = allowed
+    part = sparse_numeric_candidates(inp.crit, inp.level, order.sparse_mode,
+                                     order.sparse_entries, every)
+    position = np.full(len(order.sparse), -1)
+    position[at] = np.arange(len(at))
+    part.feature = position[part.feature]
+    return part
 
 
 def sparse_numeric_candidates(crit, level, mode, entries, allowed=None) -> Candidates:
