@@ -35,6 +35,7 @@ from ._base import (
     BATCHES_PER_WORKER,
     PAIRS_PER_CHUNK,
     bootstrap_counts,
+    chunk_rows,
     compact_counts,
     draw_seeds,
     effective_jobs,
@@ -372,8 +373,7 @@ class BaseBagged(BaseEstimator):
             n_kept, start, done = 0, None, np.zeros(0)
         else:
             done = self.oob_error_curve_
-        chunks = self.output_chunks(data.X, data.X_enc, first=n_kept)
-        curve, total, n_votes = oob_pass(self, chunks, data.target, start=start, first=n_kept)
+        curve, total, n_votes = self._oob_pass(data, start, n_kept)
         self._oob_sums = (total, n_votes)
         self.oob_error_curve_ = np.concatenate([done, curve])
         defined = n_votes > 0
@@ -386,6 +386,25 @@ class BaseBagged(BaseEstimator):
             self.oob_decision_function_ = average
         else:
             self.oob_prediction_ = average
+
+
+    def _oob_pass(self, data: _TrainingData, start, first: int):
+        """:func:`oob_pass` of the members from ``first`` on over the training rows; on
+        the worker processes, a share of the rows each (:func:`parallel_oob_pass`),
+        when the fit has them and the pass is long enough to repay sending them the
+        trees and the rows."""
+        jobs = effective_jobs(self.n_jobs)
+        pairs = (len(self.estimators_) - first) * len(data.target)
+        if jobs > 1 and self._all_trees and pairs >= OOB_PARALLEL_PAIRS:
+            return parallel_oob_pass(self, data.X_enc, data.target, start, first, self.n_jobs)
+        chunks = self.output_chunks(data.X, data.X_enc, first=first)
+        return oob_pass(self, chunks, data.target, start=start, first=first)
+
+
+#: (member, row) pairs from which the OOB pass is shared out among the worker processes,
+#: each walking a share of the rows: a pass this long takes about a second in one process,
+#: several times what sending the trees and the rows to the workers costs.
+OOB_PARALLEL_PAIRS = 4_000_000
 
 
 def first_members(model, n_members: int, X, y, sample_weight=None):
@@ -461,12 +480,17 @@ def oob_pass(model, chunks, target, start=None, first: int = 0):
     Σy² − (Σy)²/n loses no digits).
     """
     oob = model.inbag_counts_[first:] == 0
-    n_members, n_rows = oob.shape
     classifier = model._is_classifier
     shift = 0.0 if classifier else float(np.mean(target))
-    seen = np.zeros(n_members, dtype=np.intp)
-    sums = np.zeros((n_members, 1 if classifier else 3))  # right | rss, Σy, Σy²
-    total, n_votes = None, np.zeros(n_rows, dtype=np.intp)
+    parts = _oob_chunk_sums(oob, classifier, shift, chunks, target, start)
+    return _oob_curve(classifier, parts, oob.shape, target)
+
+
+def _oob_chunk_sums(oob, classifier: bool, shift: float, chunks, target, start):
+    """Per chunk of rows ``(lo, outputs)`` (``lo`` indexes ``oob``'s rows, ``target`` and
+    ``start``), what :func:`oob_pass` adds up: ``(lo, sums, seen, total, n_votes)``, the
+    chunk's per-member sums (right | rss, Σy, Σy², the target less ``shift``) and rows
+    with a vote, and its rows' summed OOB outputs and votes."""
     for lo, out in chunks:
         hi = lo + out.shape[1]
         mask, part = oob[:, lo:hi], target[lo:hi]
@@ -477,18 +501,31 @@ def oob_pass(model, chunks, target, start=None, first: int = 0):
             votes += start[1][lo:hi]
         running = np.cumsum(added, axis=0)[0 if start is None else 1:]
         defined = votes > 0
-        seen += defined.sum(axis=1)
+        sums = np.empty((len(mask), 1 if classifier else 3))
         if classifier:
-            sums[:, 0] += ((np.argmax(running, axis=2) == part) & defined).sum(axis=1)
+            sums[:, 0] = ((np.argmax(running, axis=2) == part) & defined).sum(axis=1)
         else:
             mean = np.divide(running, votes, out=np.zeros_like(running), where=defined)
             centred = np.where(defined, part - shift, 0.0)
-            sums[:, 0] += np.where(defined, (part - mean) ** 2, 0.0).sum(axis=1)
-            sums[:, 1] += centred.sum(axis=1)
-            sums[:, 2] += (centred ** 2).sum(axis=1)
+            sums[:, 0] = np.where(defined, (part - mean) ** 2, 0.0).sum(axis=1)
+            sums[:, 1] = centred.sum(axis=1)
+            sums[:, 2] = (centred ** 2).sum(axis=1)
+        yield lo, sums, defined.sum(axis=1), running[-1], votes[-1]
+
+
+def _oob_curve(classifier: bool, parts, shape: tuple[int, int], target):
+    """:func:`oob_pass`'s result from the chunks' sums (:func:`_oob_chunk_sums`), added
+    in row order."""
+    n_members, n_rows = shape
+    seen = np.zeros(n_members, dtype=np.intp)
+    sums = np.zeros((n_members, 1 if classifier else 3))
+    total, n_votes = None, np.zeros(n_rows, dtype=np.intp)
+    for lo, chunk_sums, chunk_seen, chunk_total, chunk_votes in parts:
+        sums += chunk_sums
+        seen += chunk_seen
         if total is None:
-            total = np.zeros((n_rows,) + out.shape[2:])
-        total[lo:hi], n_votes[lo:hi] = running[-1], votes[-1]
+            total = np.zeros((n_rows,) + chunk_total.shape[1:])
+        total[lo:lo + len(chunk_votes)], n_votes[lo:lo + len(chunk_votes)] = chunk_total, chunk_votes
     with np.errstate(invalid="ignore", divide="ignore"):
         if classifier:
             curve = 1.0 - sums[:, 0] / seen
@@ -498,3 +535,39 @@ def oob_pass(model, chunks, target, start=None, first: int = 0):
     curve[seen == 0] = np.nan
     curve[-1] = 1.0 - oob_score_of(classifier, total, n_votes, target)
     return curve, total, n_votes
+
+
+def parallel_oob_pass(model, X_enc: np.ndarray, target, start=None, first: int = 0,
+                      n_jobs: int | None = None):
+    """:func:`oob_pass` of ``model``'s trees from ``first`` on over the rows ``X_enc``,
+    the rows shared out among ``n_jobs`` worker processes (:func:`run_parallel`), each
+    a run of whole chunks of the walk. The chunks are those of the pass in one process
+    and their sums are added in the same order, so the result is the same to the bit."""
+    if first:
+        stacked = stack_trees([m.tree_ for m in model.estimators_[first:]])
+        values = leaf_values(stacked, model._is_classifier)
+    else:
+        stacked, values = model._stacked()
+    oob = model.inbag_counts_[first:] == 0
+    classifier = model._is_classifier
+    shift = 0.0 if classifier else float(np.mean(target))
+    n_rows = len(target)
+    step = chunk_rows(stacked, n_rows)
+    n_chunks = -(-n_rows // step)
+    shares = np.linspace(0, n_chunks, min(n_chunks, effective_jobs(n_jobs)) + 1).astype(int) * step
+    bounds = [(int(a), int(min(b, n_rows))) for a, b in zip(shares[:-1], shares[1:], strict=True)]
+    tasks = [(stacked, values, X_enc[a:b], oob[:, a:b], classifier, shift, target[a:b],
+              None if start is None else (start[0][a:b], start[1][a:b]), step, a)
+             for a, b in bounds]
+    parts = [part for share in run_parallel(_oob_share, tasks, n_jobs) for part in share]
+    return _oob_curve(classifier, parts, oob.shape, target)
+
+
+def _oob_share(stacked, values, X_enc, oob, classifier, shift, target, start, step, offset):
+    """A worker's share of :func:`parallel_oob_pass`: the chunk sums of its rows, ``lo``
+    counted from the first row of all."""
+    chunks = ((lo, np.take(values, leaves, axis=0))
+              for lo, leaves in forest_leaves(stacked, X_enc, step))
+    # copies of the rows' sums: views would hold every chunk's running sums
+    return [(lo + offset, sums, seen, total.copy(), votes.copy()) for lo, sums, seen, total, votes
+            in _oob_chunk_sums(oob, classifier, shift, chunks, target, start)]

@@ -179,6 +179,11 @@ class StackedTrees:
         self._walk = (code, shift, np.where(leaf, np.inf, self.tree.threshold))
         self.compaction_steps = compaction_schedule(self.tree)
 
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state.pop("walk_groups", None)  # copies of every array: made again on demand
+        return state
+
     @cached_property
     def walk_groups(self) -> list[tuple[StackedTrees, int, int]]:
         """Consecutive trees whose walk tables fit :data:`WALK_TABLE_BYTES`, as
@@ -258,9 +263,20 @@ def forest_apply(stacked: StackedTrees, X_enc: np.ndarray) -> np.ndarray:
     return out
 
 
-def forest_leaves(stacked: StackedTrees, X_enc: np.ndarray):
+def chunk_rows(stacked: StackedTrees, n_rows: int) -> int:
+    """Rows of each chunk :func:`forest_leaves` walks ``n_rows`` rows in (the last one
+    may hold fewer): at most :data:`PAIRS_PER_CHUNK` pairs of the widest group of trees,
+    the chunks filled evenly, with no small last one."""
+    widest = max(group.n_trees for group, _, _ in stacked.walk_groups)
+    most = max(1, PAIRS_PER_CHUNK // max(1, widest))  # rows a chunk may hold
+    n_chunks = max(1, -(-n_rows // most))
+    return max(1, -(-n_rows // n_chunks))
+
+
+def forest_leaves(stacked: StackedTrees, X_enc: np.ndarray, rows_per_chunk: int | None = None):
     """Yield ``(lo, leaves)`` for the rows from ``lo`` on, a chunk at a time: ``leaves``
-    (n_trees, rows of the chunk) holds every pair's leaf id in the stacked tree.
+    (n_trees, rows of the chunk) holds every pair's leaf id in the stacked tree. Chunks
+    are ``rows_per_chunk`` rows, or :func:`chunk_rows`'s.
 
     At most :data:`PAIRS_PER_CHUNK` (tree, row) pairs are walked at once, all in the same
     arrays (``leaves`` too: the next chunk overwrites it), kept from one call to the next
@@ -271,9 +287,7 @@ def forest_leaves(stacked: StackedTrees, X_enc: np.ndarray):
     n_rows = X_enc.shape[0]
     groups = stacked.walk_groups
     widest = max(group.n_trees for group, _, _ in groups)
-    most = max(1, PAIRS_PER_CHUNK // max(1, widest))  # rows a chunk may hold
-    n_chunks = max(1, -(-n_rows // most))
-    step = max(1, -(-n_rows // n_chunks))  # chunks filled evenly: no small last one
+    step = rows_per_chunk or chunk_rows(stacked, n_rows)
     rows = min(step, n_rows)
     arrays = _walk_arrays(widest * rows, stacked.walk_code.dtype)
     try:

@@ -96,6 +96,48 @@ def test_a_warm_started_forest_grown_in_three_calls_equals_one_fit(kind):
     np.testing.assert_array_equal(grown.predict(X), whole.predict(X))
 
 
+@pytest.mark.parametrize("kind", ["classifier", "regressor", "bagging", "numeric"])
+def test_the_oob_pass_shared_out_by_rows_is_the_pass_in_one_process(kind, monkeypatch):
+    """With worker processes, the OOB pass walks a share of the rows in each (whole
+    chunks of the walk, their sums added in the same order): the curve and the OOB
+    estimates are those of the pass in one process to the bit, also for a warm start
+    that carries the earlier trees' sums (missing values and categories: the general
+    walk; numbers only: the lean one)."""
+    X, y = mixed_frame("regressor" if kind == "regressor" else "classifier", n=500)
+    if kind == "numeric":
+        X, y = make_classification(n_samples=500, n_features=6, random_state=0)
+    cls = {"classifier": RandomForestClassifier, "regressor": RandomForestRegressor,
+           "bagging": BaggingClassifier, "numeric": RandomForestClassifier}[kind]
+    monkeypatch.setattr(forest_base, "PAIRS_PER_CHUNK", 12 * 40)  # 40 rows a chunk
+    monkeypatch.setattr(bagged, "OOB_PARALLEL_PAIRS", 1)
+    shares = []
+    run = bagged.run_parallel
+
+    def recorded(function, tasks, *args):  # the rows of each share sent to a worker
+        if function is bagged._oob_share:
+            shares.extend(len(task[2]) for task in tasks)
+        return run(function, tasks, *args)
+    monkeypatch.setattr(bagged, "run_parallel", recorded)
+    oob = "oob_prediction_" if kind == "regressor" else "oob_decision_function_"
+    one = cls(n_estimators=12, oob_score=True, random_state=2).fit(X, y)
+    assert not shares
+    two = cls(n_estimators=12, oob_score=True, random_state=2, n_jobs=2).fit(X, y)
+    assert len(shares) == 2 and sum(shares) == len(y)
+    np.testing.assert_array_equal(two.oob_error_curve_, one.oob_error_curve_)
+    np.testing.assert_array_equal(getattr(two, oob), getattr(one, oob))
+    assert two.oob_score_ == one.oob_score_
+    if kind == "bagging":  # (no warm start)
+        return
+    shares.clear()
+    grown = cls(n_estimators=5, oob_score=True, random_state=2, n_jobs=2, warm_start=True).fit(X, y)
+    grown.set_params(n_estimators=12).fit(X, y)
+    assert len(shares) == 4
+    warm = cls(n_estimators=5, oob_score=True, random_state=2, warm_start=True).fit(X, y)
+    warm.set_params(n_estimators=12).fit(X, y)
+    np.testing.assert_array_equal(grown.oob_error_curve_, warm.oob_error_curve_)
+    np.testing.assert_array_equal(getattr(grown, oob), getattr(warm, oob))
+
+
 @pytest.mark.parametrize("kind", ["classifier", "regressor", "bagging"])
 def test_the_first_members_of_a_larger_fit_are_the_smaller_fit(kind):
     """first_members(model, k) is the model a fit of k members gives, to the bit: trees,
