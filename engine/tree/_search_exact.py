@@ -10,9 +10,7 @@ by category:
   when at most :data:`SPARSE_SHARE` of the rows are off that value; a forest reads those
   rows off bits (:data:`BITS_SPARSE_SHARE`, :data:`BITS_DENSE_SHARE`);
 * few-valued features by histogram (:mod:`._search_histogram`) while the level's
-  (node, value) slots are at most :data:`HISTOGRAM_SLOTS_PER_ROW` per row: a forest's
-  sparse ones too (a bincount of the drawn pairs' rows, no sort), not a tree's (its
-  sparse entries are few and sorted once; a histogram reads every row at every level);
+  (node, value) slots are at most :data:`HISTOGRAM_SLOTS_PER_ROW` per row;
 * a forest's drawn features by sorting the drawn pairs' rows (:mod:`._search_drawn`);
 * the others along presorted orders kept up to date level by level
   (:mod:`._search_sorted`);
@@ -392,24 +390,17 @@ def _numeric_parts(prep, crit, level, order, min_leaf, allowed=None) -> list[Can
 def _numeric_plan(prep, level, order, drawn: bool) -> list[tuple[NumericSearch, np.ndarray]]:
     """The one place a numeric feature's search is chosen, level by level: sparse
     features through their other values; few-valued ones by histogram while the slots
-    are few (a forest's sparse ones too: counting its drawn pairs costs less than
-    sorting their entries); the rest by sorting the drawn pairs (a forest) or along
-    presorted orders. Each group of features (positions in ``prep.numeric``) with its
-    search."""
+    are few; the rest by sorting the drawn pairs (a forest) or along presorted orders.
+    Each group of features (positions in ``prep.numeric``) with its search."""
     slots = level.n_nodes * (prep.n_bins + 1)
     per_row = HISTOGRAM_SLOTS_PER_ROW if drawn else HISTOGRAM_SLOTS_PER_ROW_PRESORTED
     by_histogram = slots <= per_row * len(level.rows)
     by_sorting = np.ones(len(prep.numeric), dtype=bool)
     plan = []
     if order is not None and len(order.sparse):
-        sparse = order.sparse
-        if drawn:
-            sparse = np.setdiff1d(sparse, prep.coded[by_histogram])
-        else:
-            by_histogram &= ~order.is_sparse[prep.coded]
+        by_histogram &= ~order.is_sparse[prep.coded]
         by_sorting[order.sparse] = False
-        if len(sparse):
-            plan.append((_search_sparse.search, sparse))
+        plan.append((_search_sparse.search, order.sparse))
     by_sorting[prep.coded[by_histogram]] = False
     if by_histogram.any():
         plan.append((_search_histogram.search, prep.coded[by_histogram]))

@@ -31,22 +31,10 @@ from ._splitter import (
 def search(inp: NumericInput, features: np.ndarray, allowed=None) -> Candidates:
     """The :data:`._splitter.NumericSearch` through the entries off each feature's
     common value that the exact search keeps; ``features`` must be its sparse ones
-    (``inp.order.sparse``, whose entries those are), or with a forest's draw
-    ``allowed`` some of them (the level counts the others by histogram)."""
+    (``inp.order.sparse``, whose entries those are)."""
     order = inp.order
-    if len(features) == len(order.sparse):
-        return sparse_numeric_candidates(inp.crit, inp.level, order.sparse_mode,
-                                         order.sparse_entries, allowed)
-    # a forest's level searching some of them another way: the others' pairs undrawn
-    at = np.searchsorted(order.sparse, features)
-    every = np.zeros((inp.level.n_nodes, len(order.sparse)), dtype=bool)
-    every[:, at] = allowed
-    part = sparse_numeric_candidates(inp.crit, inp.level, order.sparse_mode,
-                                     order.sparse_entries, every)
-    position = np.full(len(order.sparse), -1)
-    position[at] = np.arange(len(at))
-    part.feature = position[part.feature]
-    return part
+    return sparse_numeric_candidates(inp.crit, inp.level, order.sparse_mode,
+                                     order.sparse_entries, allowed)
 
 
 def sparse_numeric_candidates(crit, level, mode, entries, allowed=None) -> Candidates:

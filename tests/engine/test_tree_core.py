@@ -971,39 +971,3 @@ def test_max_features_has_one_resolution_for_trees_and_forests():
     assert DecisionTreeClassifier().fit(X, y).max_features_ == 90
     assert not hasattr(ensemble_base, "resolve_max_features")  # one home: the tree builder
     assert _builder.resolve_max_features(1 / 3, 57) == 19
-
-
-@pytest.mark.parametrize("seed", range(8))
-def test_forest_levels_count_few_valued_sparse_features_by_histogram(seed, monkeypatch):
-    """A forest's level counts its few-valued features by histogram while the slots are
-    few, sparse ones among them, and searches only the other sparse features through
-    their entries: the trees are those of the sparse search of every sparse feature,
-    node for node."""
-    import engine.tree._search_exact as exact
-    import engine.tree._search_histogram as search_histogram
-    from engine.ensemble import RandomForestClassifier
-
-    X, y = mostly_one_value(seed)
-    off = ~np.isin(X["x3"], [X["x3"].mode()[0]]) & X["x3"].notna()
-    X.loc[off, "x3"] = np.arange(off.sum()) / 7  # as many values as rows off the common one
-    searched = []  # per call of a search: (name, sparse features it was given)
-    for name, module in (("sparse", search_sparse), ("histogram", search_histogram)):
-        def recorded(inp, features, allowed=None, name=name, search=module.search):
-            sparse = inp.order.sparse if inp.order is not None else np.zeros(0, int)
-            searched.append((name, np.intersect1d(features, sparse), len(sparse)))
-            return search(inp, features, allowed)
-        monkeypatch.setattr(module, "search", recorded)
-    forest = lambda: RandomForestClassifier(n_estimators=6, max_features=2,  # noqa: E731
-                                            random_state=seed).fit(X, y)
-    monkeypatch.setattr(exact, "HISTOGRAM_SLOTS_PER_ROW", -1.0)  # no histogram at all
-    alone = [m.tree_ for m in forest().estimators_]
-    assert searched and {name for name, *_ in searched} == {"sparse"}
-    searched.clear()
-    monkeypatch.setattr(exact, "HISTOGRAM_SLOTS_PER_ROW", 4.0)
-    shared = [m.tree_ for m in forest().estimators_]
-    assert any(name == "histogram" and len(f) for name, f, _ in searched), "no sparse feature by histogram"
-    assert any(name == "sparse" and 0 < len(f) < n for name, f, n in searched), "no level shared"
-    for a, b in zip(alone, shared, strict=True):
-        for field in ["feature", "threshold", "children_left", "missing_child", "value",
-                      "n_node_samples", "weighted_n_node_samples"]:
-            np.testing.assert_array_equal(getattr(b, field), getattr(a, field), err_msg=field)
