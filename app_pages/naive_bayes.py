@@ -156,6 +156,7 @@ if len(numeric) >= 2:
             st.plotly_chart(nf.decision_boundary_figure(grid, points.train, points.y_train,
                                                         pair.model.classes_, style), width="stretch")
             st.caption(f"Fitted on these two columns only (test accuracy {pair.accuracy:.1%}); "
-                       f"the colour is the MAP class, the dots the training rows. {points.sampled}")
+                       f"the colour is the MAP class, the dots the training rows. {points.sampled} "
+                       f"{points.beyond(grid['x'], grid['y'])}")
 
 take_home(model, dataset, list(dataset.features), "nb")

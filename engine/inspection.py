@@ -609,20 +609,39 @@ class DecisionGrid:
     classes: np.ndarray | None
 
 
+#: A boundary picture's axis leaves out a long tail: on each side, the values beyond the
+#: ``GRID_TAIL`` quantile when they reach further than ``LONG_TAIL`` times the span
+#: between the two quantiles (the few e-mails full of "$" that would squeeze every other
+#: row into a corner). A short table, or a column without such a tail, spans all its values.
+GRID_TAIL = 0.005
+LONG_TAIL = 0.5
+
+
 def grid_axis(values, resolution: int, margin: float = 0.05, *,
               nonnegative: bool = False) -> np.ndarray:
-    """``resolution`` points spanning the finite ``values``, widened by ``margin`` × range
-    per side (±0.5 when they are all equal, [0, 1] when there are none).
+    """``resolution`` points spanning the finite ``values``, long tails left out (see
+    :data:`GRID_TAIL`), widened by ``margin`` × range per side (±0.5 when they are all
+    equal, [0, 1] when there are none).
 
     With ``nonnegative``, a column without negative values is not widened below 0
     (counts stay counts). Every boundary picture spans its axes with this.
 
     >>> grid_axis(np.array([1.0, 3.0, np.nan]), 3, margin=0.5).tolist()
     [0.0, 2.0, 4.0]
+    >>> tail = np.concatenate([np.linspace(0.0, 1.0, 1000), [50.0]])
+    >>> float(grid_axis(tail, 2, margin=0.0)[-1]) < 1.0
+    True
     """
     values = np.asarray(values, dtype=float)
     values = values[np.isfinite(values)]
     low, high = (values.min(), values.max()) if values.size else (0.0, 1.0)
+    if values.size:
+        q_low, q_high = np.quantile(values, [GRID_TAIL, 1.0 - GRID_TAIL])
+        middle = q_high - q_low
+        if middle > 0 and q_low - low > LONG_TAIL * middle:
+            low = q_low
+        if middle > 0 and high - q_high > LONG_TAIL * middle:
+            high = q_high
     pad = margin * (high - low) if high > low else 0.5
     start = max(low - pad, 0.0) if nonnegative and low >= 0 else low - pad
     return np.linspace(start, high + pad, resolution)

@@ -133,8 +133,10 @@ def round_view(dataset: Dataset, model, params: dict, features: list[str], style
         rows = dc.drawn_rows(dataset, dataset.y_train, dc.STEPPED_POINTS)
         picture = (grid, X2, pair, rows)
         _picture_caption(dataset, pair_model is model, shown is model, pair)
-        if len(rows) < len(X2):
-            st.caption(dc.sample_note(f"{len(rows):,} of {len(X2):,} training rows"))
+        notes = [dc.sample_note(f"{len(rows):,} of {len(X2):,} training rows")
+                 if len(rows) < len(X2) else "", dc.beyond_note([X2.iloc[rows]], grid.xs, grid.ys)]
+        if any(notes):
+            st.caption(" ".join(n for n in notes if n))
     else:
         st.info("The picture needs two numeric features and this data has fewer; the "
                 "round's arithmetic below uses all features.")

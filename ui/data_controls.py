@@ -11,6 +11,7 @@ import streamlit as st
 
 from engine import data
 from engine.data import DataError
+from engine.inspection import GRID_TAIL
 from engine.tree import DEFAULT_MAX_BINS
 
 from . import limits, state, url
@@ -256,6 +257,26 @@ class Points:
         what = ("Points: every row (all of them fitted)." if self.test is None
                 else "Filled points: training rows; hollow: test rows.")
         return f"{what} {self.sampled}".strip()
+
+    def beyond(self, xs, ys) -> str:
+        """:func:`beyond_note` of these points on the axes ``xs`` × ``ys``."""
+        return beyond_note([f for f in (self.train, self.test) if f is not None], xs, ys)
+
+
+def beyond_note(frames: list[pd.DataFrame], xs, ys) -> str:
+    """The caption's sentence for the drawn points (rows of two-column ``frames``) that
+    lie outside a boundary picture's axes ``xs`` × ``ys``, which leave out long tails
+    (:func:`engine.inspection.grid_axis`); "" when every drawn point is on the picture."""
+    n = 0
+    for frame in frames:
+        x, y = (frame.iloc[:, j].to_numpy(dtype=float, na_value=np.nan) for j in (0, 1))
+        inside = (x >= xs[0]) & (x <= xs[-1]) & (y >= ys[0]) & (y <= ys[-1])
+        n += int(np.count_nonzero(np.isfinite(x) & np.isfinite(y) & ~inside))
+    if not n:
+        return ""
+    return (f"{n:,} drawn {'point lies' if n == 1 else 'points lie'} beyond the axes: an axis "
+            f"leaves out a long tail of its feature's values (at most {GRID_TAIL:.1%} of the "
+            "rows on a side).")
 
 
 def drawn_rows(dataset, y, limit: int = POINTS_DRAWN) -> np.ndarray:

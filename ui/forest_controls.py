@@ -416,4 +416,5 @@ def boundary_view(dataset: Dataset, params: dict, style) -> None:
                     width="stretch")
     st.caption("A forest refitted on just these two columns (m = 1 of 2; 2 when m = p, "
                f"bagging), same B and limits. {points.note} Averaging many "
-               "axis-parallel trees gives a smoother, staircase boundary.")
+               "axis-parallel trees gives a smoother, staircase boundary. "
+               f"{points.beyond(grid['x'], grid['y'])}")

@@ -343,6 +343,8 @@ def classification_view(dataset: Dataset, model, key: tuple, style) -> None:
         st.plotly_chart(figure, width="stretch", key="gb_boundary_chart")
 
     stepped(draw, first=0, last=len(staged), key="gb_bround", label="Round t")
+    grids = pair_grids(dataset, *key, pair)
     st.caption("A model with the same settings refitted on these two columns only. "
-               f"{points.note} Round 0 is S₀, the class priors.")
+               f"{points.note} Round 0 is S₀, the class priors. "
+               f"{points.beyond(grids['x'], grids['y'])}")
 

@@ -347,4 +347,5 @@ def boundary_view(dataset: Dataset, key: tuple, style) -> None:
                                        points.y_test, dataset.class_names, style),
                     width="stretch")
     st.caption(f"A tree refitted on just these two columns, same parameters. "
-               f"{points.note} Every boundary is parallel to an axis.")
+               f"{points.note} Every boundary is parallel to an axis. "
+               f"{points.beyond(grid['x'], grid['y'])}")

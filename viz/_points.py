@@ -60,3 +60,11 @@ def true_values_hover(columns) -> str:
     (the drawn position may be jittered)."""
     return (f"{plain(columns[0])} = %{{customdata[0]:.4g}}<br>"
             f"{plain(columns[1])} = %{{customdata[1]:.4g}}<extra>%{{fullData.name}}</extra>")
+
+
+def grid_ranges(fig, xs, ys) -> None:
+    """Axes of a boundary picture that end where its grid ``xs`` × ``ys`` does (see
+    :func:`engine.inspection.grid_axis`): points of a long tail it leaves out are off
+    the picture, not stretching it."""
+    fig.update_xaxes(range=[float(xs[0]), float(xs[-1])])
+    fig.update_yaxes(range=[float(ys[0]), float(ys[-1])])

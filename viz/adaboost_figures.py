@@ -22,7 +22,7 @@ from engine.inspection import grid_axis, grid_rows
 from engine.tree import plurality
 from engine.tree._tree import NUMERIC
 
-from ._points import point_adder, spread
+from ._points import grid_ranges, point_adder, spread
 from ._text import plain
 from .style import Style
 from .tree_dot import TreeNames, edge_text, split_text
@@ -292,8 +292,7 @@ def round_figure(grid: StagedGrid, t: int, X2: pd.DataFrame, y, detail: RoundDet
         _add_split_line(fig, line, style)
     fig.update_layout(xaxis_title=plain(grid.feature_names[0]),
                       yaxis_title=plain(grid.feature_names[1]))
-    fig.update_xaxes(range=[grid.xs[0], grid.xs[-1]])
-    fig.update_yaxes(range=[grid.ys[0], grid.ys[-1]])
+    grid_ranges(fig, grid.xs, grid.ys)
     style.apply(fig, title=f"Round {t}: area ∝ α_i")
     return style.legend_below(fig, plot_height=400)
 

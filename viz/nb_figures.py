@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 from engine.inspection import grid_axis, grid_rows
 from engine.text import tokenize
 
-from ._points import point_adder, spread, true_values_hover
+from ._points import grid_ranges, point_adder, spread, true_values_hover
 from ._text import plain, plain_all
 from .style import Style
 
@@ -304,6 +304,7 @@ def decision_boundary_figure(grid: dict, X: pd.DataFrame, y: pd.Series, classes,
                                line=dict(color="white", width=1)))
     a, b = plain(a), plain(b)
     fig.update_layout(xaxis_title=a, yaxis_title=b, height=480, legend_title_text="class")
+    grid_ranges(fig, grid["x"], grid["y"])
     return style.apply(fig, title=f"Decision regions on {a} and {b}")
 
 

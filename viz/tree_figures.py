@@ -14,7 +14,7 @@ from engine.inspection import grid_axis, grid_output
 from engine.tree import plurality
 from engine.tree._criteria import entropy, gini, misclassification
 
-from ._points import point_adder, spread, true_values_hover
+from ._points import grid_ranges, point_adder, spread, true_values_hover
 from ._text import plain, plain_all, value_list
 from .style import Style
 
@@ -351,6 +351,7 @@ def boundary_figure(grid: dict, train: pd.DataFrame, y_train, test: pd.DataFrame
                        marker=_marker(style, 0, hollow), customdata=real, hovertemplate=hover)
     fig.update_layout(xaxis_title=plain(train.columns[0]), yaxis_title=plain(train.columns[1]),
                       height=560)
+    grid_ranges(fig, grid["x"], grid["y"])
     style.apply(fig, title=title)
     shown = [t.name for t in fig.data if t.type != "heatmap"] if class_names is not None else []
     return style.reserve_margins(fig, y_range=(grid["y"][0], grid["y"][-1]), legend_names=shown)

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tests.app.test_pages import SAMPLES, assert_clean, run_app
+from tests.app.test_pages import SAMPLES, assert_clean, run_app, values
 
 PAGE = "app_pages/random_forest.py"
 VIEWS = ["OOB error", "Effect of m", "Importance", "Inside the forest", "Results"]
@@ -109,3 +109,27 @@ def test_hand_edited_link_values_are_replaced_with_a_notice_not_tracebacks():
     at = run_page(data="iris", rf_trees="many")
     assert_clean(at)
     assert at.number_input(key="rf_trees").value == 100
+
+
+def test_the_regions_of_skewed_features_leave_their_long_tails_off_and_say_so():
+    """On spambase's default pair (char_freq_$, char_freq_!: mostly 0, a few e-mails full
+    of "$" and "!") the axes end where the grid does, below the largest values, and the
+    caption counts the drawn points beyond them; iris's pair keeps every point on the
+    picture and says nothing of it."""
+    at = run_page(data="spambase", rf_view="Results")
+    assert_clean(at)
+    figure = next(json.loads(c.proto.spec) for c in charts(at)
+                  if "Decision regions" in json.loads(c.proto.spec)["layout"]["title"]["text"])
+    heatmap = next(t for t in figure["data"] if t["type"] == "heatmap")
+    layout = figure["layout"]
+    grid_x, grid_y = values(heatmap["x"]), values(heatmap["y"])
+    assert layout["xaxis"]["range"] == [grid_x[0], grid_x[-1]]
+    assert layout["yaxis"]["range"] == [grid_y[0], grid_y[-1]]
+    points = [(x, y) for t in figure["data"] if t["type"].startswith("scatter")
+              for x, y in zip(values(t["x"]), values(t["y"]), strict=True)]
+    beyond = sum(not (grid_x[0] <= x <= grid_x[-1] and grid_y[0] <= y <= grid_y[-1])
+                 for x, y in points)
+    assert 0 < beyond < 0.02 * len(points)
+    assert f"{beyond} drawn points lie beyond the axes" in " ".join(c.value for c in at.caption)
+    iris = run_page(data="iris", rf_view="Results")
+    assert not any("beyond the axes" in c.value for c in iris.caption)

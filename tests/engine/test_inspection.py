@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 from sklearn.inspection import permutation_importance as sk_permutation_importance
 
+from engine import inspection
 from engine.ensemble import (
     BaggingClassifier,
     GradientBoostingClassifier,
@@ -213,7 +214,6 @@ def test_oob_permutation_importance_ranks_the_signals_first(signal_forest):
 def test_oob_permutation_importance_does_not_depend_on_how_trees_are_grouped(monkeypatch, n_jobs):
     """Trees are walked in groups bounded by CELLS_PER_GROUP (and spread over workers);
     one tree per group must give the same table, bit for bit."""
-    from engine import inspection
 
     X, y = mixed_frame("classifier")
     forest = RandomForestClassifier(n_estimators=9, random_state=3).fit(X, y)
@@ -412,3 +412,21 @@ def test_tree_correlation_formula_matches_the_forest_variance():
     assert corr.n_estimators == 40
     assert corr.ensemble_variance() == pytest.approx(forest.predict(X_test).var(), rel=0.05)
     assert corr.ensemble_variance(1) == pytest.approx(corr.sigma2)
+
+
+def test_grid_axis_leaves_out_a_long_tail_and_nothing_else():
+    """An axis stops at the 0.5 % quantile on a side whose values reach further than half
+    the span between the two quantiles (a word count with a few huge values); a bell
+    curve, a uniform column and a short table keep every value on the picture."""
+    rng = np.random.default_rng(0)
+    counts = np.concatenate([np.zeros(3000), rng.exponential(0.2, 1000), [6.0, 9.0, 32.5]])
+    axis = grid_axis(counts, 50, margin=0.0)
+    q_low, q_high = np.quantile(counts, [inspection.GRID_TAIL, 1 - inspection.GRID_TAIL])
+    assert axis[0] == 0.0 and axis[-1] == pytest.approx(q_high)
+    assert (counts > axis[-1]).sum() <= inspection.GRID_TAIL * len(counts) + 1  # few left out
+    mirrored = grid_axis(-counts, 50, margin=0.0)
+    assert mirrored[0] == pytest.approx(-q_high) and mirrored[-1] == 0.0
+    for values in (rng.normal(size=5000), rng.uniform(size=5000),
+                   np.array([1.0, 2, 2, 3, 3, 3, 4, 4, 5, 5, 6, 7, 8, 80])):  # 14 rows
+        axis = grid_axis(values, 20, margin=0.0)
+        assert (axis[0], axis[-1]) == (values.min(), values.max())
