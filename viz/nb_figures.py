@@ -283,6 +283,10 @@ def decision_grid(model, X: pd.DataFrame, resolution: int = 120) -> dict:
             "confidence": proba.max(axis=1).reshape(shape), "columns": (str(a), str(b))}
 
 
+#: Share of a count axis's span shown below 0, where its grid starts (no regions there).
+ZERO_ROOM = 0.02
+
+
 def decision_boundary_figure(grid: dict, X: pd.DataFrame, y: pd.Series, classes,
                              style: Style = DEFAULT_STYLE) -> go.Figure:
     """The MAP class over the plane (coloured, paler where less sure) and the training points."""
@@ -305,6 +309,11 @@ def decision_boundary_figure(grid: dict, X: pd.DataFrame, y: pd.Series, classes,
     a, b = plain(a), plain(b)
     fig.update_layout(xaxis_title=a, yaxis_title=b, height=480, legend_title_text="class")
     grid_ranges(fig, grid["x"], grid["y"])
+    # A grid of counts starts at 0, not below (see decision_grid): the view starts a
+    # little lower, so that the markers of the rows at 0 are whole.
+    for axis, values in (("xaxis", grid["x"]), ("yaxis", grid["y"])):
+        if values[0] == 0.0:
+            fig.layout[axis].range = (-ZERO_ROOM * (values[-1] - values[0]), values[-1])
     return style.apply(fig, title=f"Decision regions on {a} and {b}")
 
 

@@ -266,6 +266,11 @@ def test_decision_grid_is_the_models_map_class():
     assert [t.type for t in fig.data] == ["heatmap", "scatter", "scatter", "scatter"]
     assert sum(len(t.x) for t in fig.data[1:]) == len(X2)
     assert fig.layout.xaxis.title.text == "petal_length"
+    # the axes end with the grid; petal widths' grid starts at 0 (not below), the view a
+    # little lower, so that markers near 0 are whole
+    assert tuple(fig.layout.xaxis.range) == (grid["x"][0], grid["x"][-1])
+    assert grid["y"][0] == 0.0
+    assert fig.layout.yaxis.range[0] == pytest.approx(-nf.ZERO_ROOM * grid["y"][-1])
 
 
 def test_feature_views_follow_the_model():
