@@ -387,7 +387,6 @@ class BaseBagged(BaseEstimator):
         else:
             self.oob_prediction_ = average
 
-
     def _oob_pass(self, data: _TrainingData, start, first: int):
         """:func:`oob_pass` of the members from ``first`` on over the training rows; on
         the worker processes, a share of the rows each (:func:`parallel_oob_pass`),
