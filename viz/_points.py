@@ -62,9 +62,11 @@ def true_values_hover(columns) -> str:
             f"{plain(columns[1])} = %{{customdata[1]:.4g}}<extra>%{{fullData.name}}</extra>")
 
 
-def grid_ranges(fig, xs, ys) -> None:
+def grid_ranges(fig, xs, ys, zero_room: float = 0.0) -> None:
     """Axes of a boundary picture that end where its grid ``xs`` × ``ys`` does (see
     :func:`engine.inspection.grid_axis`): points of a long tail it leaves out are off
-    the picture, not stretching it."""
-    fig.update_xaxes(range=[float(xs[0]), float(xs[-1])])
-    fig.update_yaxes(range=[float(ys[0]), float(ys[-1])])
+    the picture, not stretching it. An axis whose grid starts at 0 (counts, not widened
+    below) starts ``zero_room`` × its span lower, so that markers at 0 are whole."""
+    for update, axis in ((fig.update_xaxes, xs), (fig.update_yaxes, ys)):
+        low, high = float(axis[0]), float(axis[-1])
+        update(range=[-zero_room * (high - low) if low == 0.0 else low, high])

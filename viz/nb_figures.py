@@ -308,12 +308,7 @@ def decision_boundary_figure(grid: dict, X: pd.DataFrame, y: pd.Series, classes,
                                line=dict(color="white", width=1)))
     a, b = plain(a), plain(b)
     fig.update_layout(xaxis_title=a, yaxis_title=b, height=480, legend_title_text="class")
-    grid_ranges(fig, grid["x"], grid["y"])
-    # A grid of counts starts at 0, not below (see decision_grid): the view starts a
-    # little lower, so that the markers of the rows at 0 are whole.
-    for axis, values in (("xaxis", grid["x"]), ("yaxis", grid["y"])):
-        if values[0] == 0.0:
-            fig.layout[axis].range = (-ZERO_ROOM * (values[-1] - values[0]), values[-1])
+    grid_ranges(fig, grid["x"], grid["y"], zero_room=ZERO_ROOM)  # counts' grids start at 0
     return style.apply(fig, title=f"Decision regions on {a} and {b}")
 
 

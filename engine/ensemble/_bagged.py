@@ -278,6 +278,14 @@ class BaseBagged(BaseEstimator):
             self._stacked_cache = (stacked, leaf_values(stacked, self._is_classifier))
         return self._stacked_cache
 
+    def _stacked_from(self, first: int):
+        """(stacked trees, leaf values) of the members from ``first`` on (all: the cached
+        stack)."""
+        if not first:
+            return self._stacked()
+        stacked = stack_trees([m.tree_ for m in self.estimators_[first:]])
+        return stacked, leaf_values(stacked, self._is_classifier)
+
     def __getstate__(self):
         state = dict(self.__dict__)
         state.pop("_stacked_cache", None)  # rebuilt on demand; keeps pickles small
@@ -316,11 +324,7 @@ class BaseBagged(BaseEstimator):
         if not self._all_trees:
             yield 0, self.member_outputs(X, X_enc)[first:]
             return
-        if first:
-            stacked = stack_trees([m.tree_ for m in self.estimators_[first:]])
-            values = leaf_values(stacked, self._is_classifier)
-        else:
-            stacked, values = self._stacked()
+        stacked, values = self._stacked_from(first)
         for lo, leaves in forest_leaves(stacked, X_enc):
             yield lo, np.take(values, leaves, axis=0)
 
@@ -542,11 +546,7 @@ def parallel_oob_pass(model, X_enc: np.ndarray, target, start=None, first: int =
     the rows shared out among ``n_jobs`` worker processes (:func:`run_parallel`), each
     a run of whole chunks of the walk. The chunks are those of the pass in one process
     and their sums are added in the same order, so the result is the same to the bit."""
-    if first:
-        stacked = stack_trees([m.tree_ for m in model.estimators_[first:]])
-        values = leaf_values(stacked, model._is_classifier)
-    else:
-        stacked, values = model._stacked()
+    stacked, values = model._stacked_from(first)
     oob = model.inbag_counts_[first:] == 0
     classifier = model._is_classifier
     shift = 0.0 if classifier else float(np.mean(target))
