@@ -335,15 +335,14 @@ def classification_view(dataset: Dataset, model, key: tuple, style) -> None:
     pair = axis_pair(dataset, numeric, ("gb_fx", "gb_fy"))
     classes = fit_pair(dataset, *key, pair).classes_
     points = dc.two_feature_points(dataset, list(pair), dc.STEPPED_POINTS)
+    grids = pair_grids(dataset, *key, pair)  # (a copy out of the cache: taken once a run)
 
     def draw(t: int) -> None:
-        grids = pair_grids(dataset, *key, pair)
         figure = gf.boundary_round_figure(grids, t, points.train, points.y_train, points.test,
                                           points.y_test, classes, style)
         st.plotly_chart(figure, width="stretch", key="gb_boundary_chart")
 
     stepped(draw, first=0, last=len(staged), key="gb_bround", label="Round t")
-    grids = pair_grids(dataset, *key, pair)
     st.caption("A model with the same settings refitted on these two columns only. "
                f"{points.note} Round 0 is S₀, the class priors. "
                f"{points.beyond(grids['x'], grids['y'])}")
