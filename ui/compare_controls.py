@@ -427,8 +427,10 @@ def _leaves(mean: float) -> str:
 
 def show_table(table: pd.DataFrame, key: str | None = None) -> None:
     """The results table as text: errors in per cent, "—" where a model has no such number.
-    ``key`` tells apart tables of the same run (the rows so far, then all of them)."""
-    shown = table.copy()
+    A model's note (the pruned tree's α) goes under the table, whole: in a column of
+    its own the grid cut it off at every width. ``key`` tells apart tables of the same
+    run (the rows so far, then all of them)."""
+    shown = table.drop(columns="note", errors="ignore")
     for column in ("test error", "OOB error"):
         if column in shown:
             shown[column] = 100 * shown[column]
@@ -441,3 +443,7 @@ def show_table(table: pd.DataFrame, key: str | None = None) -> None:
             shown[column] = [("—" if pd.isna(v) else write(v)) for v in shown[column]]
     config = {c: st.column_config.TextColumn(c, alignment="right") for c in formats if c in shown}
     tables.show(shown, hide_index=True, width="stretch", column_config=config, key=key)
+    notes = table[table["note"] != ""] if "note" in table else table.iloc[:0]
+    if len(notes):
+        st.caption(" · ".join(f"{model}: {note}" for model, note
+                              in zip(notes["model"], notes["note"], strict=True)))

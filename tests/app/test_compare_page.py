@@ -350,3 +350,14 @@ def test_leaves_per_tree_read_as_counts_for_one_tree_and_means_for_many():
     leaves = dict(zip(table_of(at)["model"], table_of(at)["leaves per tree"], strict=True))
     assert leaves["Decision tree"].isdigit()  # one tree: a count, "9" and not "9.0"
     assert leaves["Random forest"].replace(".", "", 1).isdigit()
+
+
+def test_the_pruned_trees_note_is_read_whole_under_the_table():
+    """The pruned tree's α is a caption under the table, not a grid column: in a column
+    of its own the grid cut it to "α = 0.000497 (5-fold C" at 1600 px."""
+    at = run_page(data="iris", cmp_models=["Decision tree", "Pruned tree (CV)"])
+    assert_clean(at)
+    table = table_of(at)
+    assert "note" not in table.columns
+    notes = [c.value for c in at.caption if c.value.startswith("Pruned tree (CV): α = ")]
+    assert len(notes) == 1 and notes[0].endswith("(5-fold CV)"), [c.value for c in at.caption]
