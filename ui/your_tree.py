@@ -96,7 +96,10 @@ def view(dataset: Dataset, features: list[str], params: dict, style) -> None:
     X, y = dataset.X_train[features], dataset.y_train
     text = url.resolve(url.Param(KEY, "", lambda t: _checked(t, len(features)),
                                  "your tree's splits"))
-    settings = {"criterion": params["criterion"], "categorical_split": params["categorical_split"]}
+    # The page's binning too: on a large upload the questions are the binned tree's, a
+    # few hundred a column, not one between every two of its values.
+    settings = {"criterion": params["criterion"], "categorical_split": params["categorical_split"],
+                "binning": params["binning"]}
     try:
         mine = _hand_tree(dataset, features, settings, text)
     except ValueError as error:  # a link's splits that do not fit this data

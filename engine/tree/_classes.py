@@ -93,12 +93,17 @@ class _BaseDecisionTree(BaseEstimator):
         # Like scikit-learn, rows of zero weight take no part (not even in n_node_samples).
         keep = weight > 0
         X_fit = X_enc[keep]
-        bins = resolve_bins(self.binning, X_fit, self.encoder_.n_categories_, self.max_bins)
-        self.bins_ = bins
+        bins = self._fit_bins(X_fit)
         prep = prepare_features(X_fit, self.encoder_.n_categories_, self.max_bins, bins)
         crit = self._criterion(target[keep], weight[keep])
         tree = build_tree(prep, crit, self._grow_params(X_enc.shape[0]))
         return tree if bins is None else bins.move_thresholds(tree)
+
+    def _fit_bins(self, X_fit: np.ndarray):
+        """``bins_``: the quantile bins ``binning`` asks for on the rows fitted on (those
+        of positive weight), or None for the exact search."""
+        self.bins_ = resolve_bins(self.binning, X_fit, self.encoder_.n_categories_, self.max_bins)
+        return self.bins_
 
     def _prune(self, tree: Tree) -> Tree:
         if self.ccp_alpha > 0:
@@ -371,10 +376,15 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
         student's own tree (:mod:`._by_hand`): the missing values of a node go where its
         split scores best; the stopping and pruning settings do not apply. Raises
         ValueError for a split whose node does not exist or that leaves a child empty.
+
+        With ``binning="quantile"`` the tree keeps the bins a fit would make (``bins_``),
+        so :func:`engine.inspection.split_candidates` lists a node's questions between
+        bins, as for the tree the search grows; the splits themselves apply to the
+        values as given.
         """
         X_enc, target, weight, encoder = self._fit_arguments(X, y, sample_weight)
         self._start_encoded(encoder, None)
-        self.bins_ = None
+        self._fit_bins(X_enc[weight > 0])
         self.tree_ = grow_by_hand(X_enc, target, weight, self.n_classes_,
                                   list(encoder.categories_), self.criterion, splits)
         self.feature_importances_ = self.tree_.feature_importances(self.n_features_in_)

@@ -78,3 +78,35 @@ def test_a_split_below_a_leaf_or_an_empty_child_is_refused():
         DecisionTreeClassifier().fit_splits(X, y, {(0,): HandSplit(0, 1.5)})
     with pytest.raises(ValueError, match="every row"):
         DecisionTreeClassifier().fit_splits(X, y, {(): HandSplit(0, 9.0)})
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_binned_tree_by_hand_asks_the_binned_trees_questions(seed):
+    """With ``binning="quantile"`` a hand-grown tree keeps the bins a fit makes, so a
+    node's questions are those of the tree the binned search grows (a few per column,
+    not one between every two values), and a question chosen there splits the rows as
+    its counts said; the splits of the grown binned tree build that tree."""
+    from engine.inspection import split_candidates
+
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(rng.normal(size=(3_000, 4)).round(3), columns=list("abcd"))
+    X.loc[rng.random(len(X)) < 0.05, "b"] = np.nan
+    y = np.where(X["a"].fillna(0) + 0.5 * rng.normal(size=len(X)) > 0, "yes", "no")
+    settings_ = {"binning": "quantile", "max_bins": 16}
+    grown = DecisionTreeClassifier(max_depth=3, **settings_).fit(X, y)
+    root = DecisionTreeClassifier(**settings_).fit_splits(X, y, {})
+    assert root.bins_ is not None and grown.bins_ is not None
+    np.testing.assert_array_equal(root.bins_.high[0], grown.bins_.high[0])
+    asked = split_candidates(root, 0, X, y)
+    searched = split_candidates(grown, 0, X, y)
+    assert len(asked) <= 4 * 16
+    pd.testing.assert_frame_equal(asked.drop(columns="chosen"), searched.drop(columns="chosen"))
+    exact = split_candidates(DecisionTreeClassifier().fit_splits(X, y, {}), 0, X, y)
+    assert len(exact) > 10 * len(asked)
+    best = asked.loc[asked["gini_decrease"].idxmax()]
+    hand = DecisionTreeClassifier(**settings_).fit_splits(
+        X, y, {(): HandSplit(int(best["feature_idx"]), float(best["threshold"]))})
+    left = hand.tree_.children_left[0]
+    np.testing.assert_array_equal(hand.tree_.value[left], best["left_counts"])
+    _same_tree(DecisionTreeClassifier(**settings_).fit_splits(X, y, splits_of(grown.tree_)).tree_,
+               grown.tree_)
