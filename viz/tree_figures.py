@@ -246,24 +246,45 @@ def depth_curve(model, X_train, y_train, X_test, y_test) -> pd.DataFrame:
     Cutting a level-wise grown tree at depth d gives the tree ``max_depth=d`` would
     grow, so one fit serves every depth. Error is the misclassification rate for a
     classifier, the mean squared error for a regressor.
+
+    A row's leaf in the tree cut at depth d is its node at depth d on its path (its leaf
+    if that is shallower), and a cut keeps every node's value: so each row walks down
+    once, and the cuts, deepest first, move each row up to its parent where it is
+    deeper than the cut (one step a depth, not one walk of every row a depth).
     """
     tree = model.tree_
-    encoded = [model.encoder_.transform(X) for X in (X_train, X_test)]
+    truths = [_truth(model, y) for y in (y_train, y_test)]
+    nodes = [tree.apply(model.encoder_.transform(X)) for X in (X_train, X_test)]
+    leaf = tree.children_left < 0
     rows = []
-    for depth in range(tree.max_depth + 1):
-        cut = np.flatnonzero((tree.depth == depth) & (tree.children_left >= 0))
-        sub = tree.collapse(cut)
-        train, test = (_error(model, sub.value[sub.apply(X)], y)
-                       for X, y in zip(encoded, (y_train, y_test), strict=True))
-        rows.append({"depth": depth, "n_leaves": sub.n_leaves, "train": train, "test": test})
-    return pd.DataFrame(rows)
+    for depth in range(tree.max_depth, -1, -1):
+        for at in nodes:
+            deeper = np.flatnonzero(tree.depth[at] > depth)
+            at[deeper] = tree.parent[at[deeper]]
+        train, test = (_error(model, tree.value[at], truth)
+                       for at, truth in zip(nodes, truths, strict=True))
+        n_leaves = int(np.count_nonzero((tree.depth == depth) | leaf & (tree.depth < depth)))
+        rows.append({"depth": depth, "n_leaves": n_leaves, "train": train, "test": test})
+    return pd.DataFrame(rows[::-1])
 
 
-def _error(model, value: np.ndarray, y) -> float:
-    y = np.asarray(y)
+def _truth(model, y) -> np.ndarray:
+    """What :func:`_error` compares with: a classifier's labels as their places in
+    ``classes_`` (-1 for a label it was not fitted on: always an error), else the
+    target as floats. Made once, not at every depth."""
     if getattr(model, "_estimator_type", None) == "classifier":
-        return float(np.mean(model.classes_[plurality(value)] != y)) if len(y) else float("nan")
-    return float(np.mean((y.astype(float) - value[:, 0]) ** 2)) if len(y) else float("nan")
+        return pd.Index(model.classes_).get_indexer(pd.Series(np.asarray(y, dtype=object)))
+    return np.asarray(y, dtype=np.float64)
+
+
+def _error(model, value: np.ndarray, truth: np.ndarray) -> float:
+    """Misclassification rate or mean squared error of the leaf values ``value`` against
+    ``truth`` (:func:`_truth`)."""
+    if not len(truth):
+        return float("nan")
+    if getattr(model, "_estimator_type", None) == "classifier":
+        return float(np.mean(plurality(value) != truth))
+    return float(np.mean((truth - value[:, 0]) ** 2))
 
 
 def depth_curve_figure(curve: pd.DataFrame, *, x: str = "depth", error_name: str = "error",

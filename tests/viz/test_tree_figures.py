@@ -7,6 +7,7 @@ from engine.data import Dataset, load_sample
 from engine.inspection import split_candidates
 from engine.tree import DecisionTreeClassifier, DecisionTreeRegressor
 from engine.tree._prune import choose_ccp_alpha_cv
+from engine.tree import plurality
 from viz import tree_figures as tf
 from viz.style import PALETTE, Style
 
@@ -83,6 +84,32 @@ def test_depth_curve_matches_refits_with_max_depth(iris):
     assert (np.diff(curve["train"]) <= 1e-12).all()
     fig = tf.depth_curve_figure(curve, x="n_leaves", current=3)
     assert len(fig.data) == 2 and fig.layout.xaxis.title.text == "number of leaves"
+
+
+@pytest.mark.parametrize("sample, target", [("mushroom", "edibility"), ("spambase", "spam"),
+                                            ("friedman1", "y"), ("playtennis", "PlayTennis")])
+def test_depth_curve_is_every_cut_tree_scored(sample, target):
+    """The curve against its definition: the tree collapsed at every depth, its rows
+    walked down again (categories, missing values, a regression target, a multiway tree)."""
+    frame = load_sample(sample)
+    if sample == "spambase":  # a tenth of two columns' values missing
+        holes = np.random.default_rng(0).random((len(frame), 2)) < 0.1
+        frame[["char_freq_!", "word_freq_remove"]] = frame[["char_freq_!", "word_freq_remove"]].mask(holes)
+    data = Dataset(frame, target, random_state=0)
+    cls = DecisionTreeRegressor if data.task == "regression" else DecisionTreeClassifier
+    extra = {"categorical_split": "multiway"} if sample == "playtennis" else {}
+    model = cls(random_state=0, **extra).fit(data.X_train, data.y_train)
+    curve = tf.depth_curve(model, data.X_train, data.y_train, data.X_test, data.y_test)
+    tree = model.tree_
+    for depth in range(tree.max_depth + 1):
+        sub = tree.collapse(np.flatnonzero((tree.depth == depth) & (tree.children_left >= 0)))
+        for split, X, y in (("train", data.X_train, data.y_train), ("test", data.X_test, data.y_test)):
+            value = sub.value[sub.apply(model.encoder_.transform(X))]
+            y = np.asarray(y)  # the error by its definition, labels compared as labels
+            error = (np.mean(model.classes_[plurality(value)] != y) if data.task == "classification"
+                     else np.mean((y.astype(float) - value[:, 0]) ** 2))
+            assert curve[split].iloc[depth] == pytest.approx(error, rel=1e-12), (depth, split)
+        assert curve["n_leaves"].iloc[depth] == sub.n_leaves
 
 
 def test_ccp_figure_marks_the_cross_validated_choice(iris):
