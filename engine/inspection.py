@@ -318,6 +318,11 @@ def staged_errors(model, X, y) -> StagedErrors:
     if not hasattr(model, "staged_predict"):
         raise ValueError("staged_error_curve needs a boosting model (staged_predict) or a forest.")
     errors, stage = [], None
+    if classifier and hasattr(model, "_staged_codes"):  # places in classes_, not labels
+        for codes in model._staged_codes(X):
+            errors.append(np.mean(codes != target))
+            stage = codes
+        return StagedErrors(np.array(errors), None if stage is None else model.classes_[stage])
     for stage in model.staged_predict(X):
         wrong = _class_codes(model, stage) != target if classifier else (stage - target) ** 2
         errors.append(np.mean(wrong))

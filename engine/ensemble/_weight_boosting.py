@@ -272,9 +272,14 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
 
     def staged_predict(self, X) -> Iterator[np.ndarray]:
         """Sign (two classes) or argmax of the vote after each round."""
-        for score in self.staged_decision_function(X):
-            best = (score > 0).astype(np.intp) if score.ndim == 1 else np.argmax(score, axis=1)
+        for best in self._staged_codes(X):
             yield self.classes_[best]
+
+    def _staged_codes(self, X) -> Iterator[np.ndarray]:
+        """:meth:`staged_predict` as places in ``classes_``: a staged error counts
+        these, not labels."""
+        for score in self.staged_decision_function(X):
+            yield (score > 0).astype(np.intp) if score.ndim == 1 else np.argmax(score, axis=1)
 
     def predict(self, X) -> np.ndarray:
         """The sign of the weighted vote (argmax for K classes); a tie goes to

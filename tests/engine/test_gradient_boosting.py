@@ -297,3 +297,49 @@ def test_a_model_without_trees_has_zero_importances():
     model = GradientBoostingClassifier(n_estimators=3).fit(X, ["a", "a", "a"])
     assert model.feature_importances_.tolist() == [0.0, 0.0]
 
+
+
+def _stages_tree_by_tree(model, X) -> list[np.ndarray]:
+    """The scores after each round by their definition: S_0, then each round's trees
+    walked one at a time and added in order."""
+    X_enc = model.encoder_.transform(X)
+    S = np.tile(model.init_, (len(X_enc), 1))
+    out = []
+    for trees in model.estimators_:
+        for k, tree in enumerate(trees):
+            S[:, k] += model.learning_rate * tree.tree_.value[tree.apply(X), 0]
+        out.append(S.copy())
+    return out
+
+
+@pytest.mark.parametrize("case", ["binary", "three classes", "regression", "categories, missing"])
+def test_stages_walked_in_blocks_are_the_rounds_added_one_by_one(case):
+    """The staged scores come from walks of several rounds' trees at once; each stage is
+    the running sum tree by tree, to the bit, over block boundaries (19 rounds: blocks
+    of 8, 8 and 3), and the staged classes are the staged probabilities' argmax."""
+    from engine.inspection import staged_error_curve
+
+    rng = np.random.default_rng(5)
+    if case == "categories, missing":
+        X = pd.DataFrame({"x": rng.normal(size=300), "c": rng.choice(["a", "b", "c"], 300)})
+        X.loc[rng.random(300) < 0.1, "x"] = np.nan
+        y = np.where((X["x"].fillna(0) > 0) ^ (X["c"] == "b"), "yes", "no")
+    else:
+        X, y = make_classification(n_samples=400, n_features=6, n_informative=4,
+                                   n_classes=3 if case == "three classes" else 2, random_state=2)
+        if case == "regression":
+            y = X[:, 0] * 2.0 + rng.normal(size=len(y))
+    cls = GradientBoostingRegressor if case == "regression" else GradientBoostingClassifier
+    model = cls(n_estimators=19, max_depth=2, random_state=0).fit(X, y)
+    walked = list(model._raw_stages(X))
+    assert len(walked) == 19
+    for a, b in zip(walked, _stages_tree_by_tree(model, X), strict=True):
+        np.testing.assert_array_equal(a, b)
+    if case != "regression":
+        labels = np.asarray(y)
+        for codes, proba, stage in zip(model._staged_codes(X), model.staged_predict_proba(X),
+                                       model.staged_predict(X), strict=True):
+            np.testing.assert_array_equal(codes, np.argmax(proba, axis=1))
+            np.testing.assert_array_equal(model.classes_[codes], stage)
+        expected = [np.mean(stage != labels) for stage in model.staged_predict(X)]
+        np.testing.assert_array_equal(staged_error_curve(model, X, y), expected)

@@ -9,6 +9,7 @@ from sklearn.inspection import permutation_importance as sk_permutation_importan
 
 from engine import inspection
 from engine.ensemble import (
+    AdaBoostClassifier,
     BaggingClassifier,
     GradientBoostingClassifier,
     RandomForestClassifier,
@@ -137,7 +138,8 @@ def test_staged_error_curve_reads_staged_predict():
     lambda: RandomForestRegressor(n_estimators=30, random_state=0),
     lambda: BaggingClassifier(estimator=GaussianNB(), n_estimators=7, random_state=0),
     lambda: GradientBoostingClassifier(n_estimators=12, random_state=0),
-], ids=["forest", "regression forest", "bagged naive Bayes", "boosting"])
+    lambda: AdaBoostClassifier(n_estimators=12, random_state=0),
+], ids=["forest", "regression forest", "bagged naive Bayes", "boosting", "AdaBoost"])
 def test_staged_errors_give_the_models_own_prediction(make):
     """The last stage of the pass is the model's prediction, to the last bit: the page
     hands it to the Results tab in place of predict. 3,000 rows of 30 trees walk in
@@ -151,6 +153,9 @@ def test_staged_errors_give_the_models_own_prediction(make):
     np.testing.assert_array_equal(staged.errors, staged_error_curve(model, X_test, y_test))
     if kind == "classifier":
         assert staged.errors[-1] == pytest.approx(1 - accuracy_score(y_test, staged.prediction))
+    if hasattr(model, "staged_predict"):  # boosting: counted by class places, as by labels
+        by_label = [np.mean(stage != np.asarray(y_test)) for stage in model.staged_predict(X_test)]
+        np.testing.assert_array_equal(staged.errors, by_label)
 
 
 # --------------------------------------------------------------------------- importances
