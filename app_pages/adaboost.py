@@ -74,7 +74,7 @@ with views[1]:
     if views[1].open:
         train, test = ac.error_curves(model, dataset, *key, tuple(features))
         single = ac.tree_errors(dataset, dataset.content_hash, tuple(features),
-                                params["random_state"])
+                                params["random_state"], params["binning"])
         shown_round = st.session_state.get("ab_round")  # the round stepped to, if any
         st.plotly_chart(af.error_curve_figure(train, test, single, current=shown_round,
                                               style=style), width="stretch")

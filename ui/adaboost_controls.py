@@ -104,12 +104,13 @@ def error_curves(_model, _dataset: Dataset, content_hash: str, params: tuple,
 
 @st.cache_data(max_entries=16, show_spinner="Growing the single trees to compare with…")
 def tree_errors(_dataset: Dataset, content_hash: str, columns: tuple[str, ...],
-                seed: int) -> dict[str, float]:
-    """Test error of a stump and of a full-depth tree on the same training rows."""
+                seed: int, binning: str) -> dict[str, float]:
+    """Test error of a stump and of a full-depth tree on the same training rows, searched
+    as the page's learners are (``binning``: exact, or between quantile bins)."""
     X_train, X_test = _dataset.X_train[list(columns)], _dataset.X_test[list(columns)]
     errors = {}
     for name, depth in (("a stump", 1), ("a full-depth tree", None)):
-        tree = DecisionTreeClassifier(max_depth=depth, random_state=seed)
+        tree = DecisionTreeClassifier(max_depth=depth, random_state=seed, binning=binning)
         tree.fit(X_train, _dataset.y_train)
         errors[name] = 1.0 - accuracy_score(_dataset.y_test, tree.predict(X_test))
     return errors

@@ -151,3 +151,23 @@ def test_a_perfect_first_learner_stops_boosting_and_says_so():
     assert "boosting stopped early: a learner made no weighted error" in texts(at)
     weight = next(f for f in formulas(at) if f.startswith(r"\varepsilon_{1} = 0"))
     assert "perfect learner" in weight and r"\hat w_{1} = 0.5000" in weight
+
+
+@pytest.mark.parametrize("binned", ["true", "false"])
+def test_the_single_trees_beside_the_curve_are_searched_as_the_learners(binned):
+    """The stump and the full-depth tree drawn beside the error curve search their
+    thresholds as the page's learners do: between quantile bins when "Binned search" is
+    on (at 200,000 rows an exact full-depth tree took most of the tab's 7 s)."""
+    import json
+
+    from engine.tree import DecisionTreeClassifier
+
+    at = run_app(PAGE, data="spambase", ab_rounds="8", ab_view="Error vs rounds", ab_binned=binned)
+    assert_clean(at)
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    lines = {t["name"].split(":")[0]: t["name"] for t in spec["data"]}
+    data = Dataset(load_sample("spambase"), "spam", test_size=0.25, stratify=True, random_state=0)
+    tree = DecisionTreeClassifier(random_state=0, binning="quantile" if binned == "true" else "exact")
+    error = 1 - float((tree.fit(data.X_train, data.y_train).predict(data.X_test)
+                       == data.y_test.to_numpy()).mean())
+    assert lines["a full-depth tree"] == f"a full-depth tree: {error:.1%}"
