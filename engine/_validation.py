@@ -135,6 +135,19 @@ class FeatureEncoder:
         """Number of categories per column (0 for numeric columns)."""
         return np.array([0 if c is None else len(c) for c in self.categories_], dtype=np.intp)
 
+    def encodes_as(self, other: FeatureEncoder) -> bool:
+        """Whether ``other`` encodes every X as this one does: the same columns, kinds
+        and categories. An ensemble's members share its encoder, so one encoding of X
+        serves them all; a model sent back from a worker process holds copies of it
+        (pickling an array of members does not keep them one object), which still do."""
+        if other is self:
+            return True
+        return (len(self.categories_) == len(other.categories_)
+                and np.array_equal(self.feature_names_in_, other.feature_names_in_)
+                and np.array_equal(self.is_categorical_, other.is_categorical_)
+                and all((a is None) == (b is None) and (a is None or np.array_equal(a, b))
+                        for a, b in zip(self.categories_, other.categories_, strict=True)))
+
     def fit(self, X) -> FeatureEncoder:
         if isinstance(X, np.ndarray) and X.dtype.kind in "fiu" and X.ndim == 2 and X.shape[1]:
             # a numeric array: every column numeric, no column to look at one by one

@@ -134,7 +134,7 @@ class _BaseGradientBoosting(BaseEstimator):
         return grower.grow(r, w, rows)
 
     def _leaves(self, tree, X, X_enc) -> np.ndarray:
-        if tree.encoder_ is self.encoder_:
+        if self.encoder_.encodes_as(tree.encoder_):
             return tree.tree_.apply(X_enc)
         return tree.apply(X)
 
@@ -167,7 +167,7 @@ class _BaseGradientBoosting(BaseEstimator):
     def _leaf_values(self, trees, X, X_enc) -> np.ndarray:
         """(len(trees), n_samples): each tree's leaf value at every row; trees that
         share the model's encoding in one walk."""
-        if all(tree.encoder_ is self.encoder_ for tree in trees):
+        if all(self.encoder_.encodes_as(tree.encoder_) for tree in trees):
             stacked = stack_trees([tree.tree_ for tree in trees])
             return stacked.tree.value[forest_apply(stacked, X_enc), 0]
         return np.stack([tree.tree_.value[self._leaves(tree, X, X_enc), 0] for tree in trees])

@@ -209,7 +209,9 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         self._check_is_fitted()
         X_enc = None
         for learner in self.estimators_:
-            if getattr(learner, "encoder_", None) is self.encoder_:
+            encoder = getattr(learner, "encoder_", None)
+            if (encoder is not None and self.encoder_.encodes_as(encoder)
+                    and np.array_equal(learner.classes_, self.classes_)):
                 if X_enc is None:
                     X_enc = self.encoder_.transform(X)
                 yield plurality(learner.tree_.value[learner.tree_.apply(X_enc)])

@@ -343,3 +343,35 @@ def test_stages_walked_in_blocks_are_the_rounds_added_one_by_one(case):
             np.testing.assert_array_equal(model.classes_[codes], stage)
         expected = [np.mean(stage != labels) for stage in model.staged_predict(X)]
         np.testing.assert_array_equal(staged_error_curve(model, X, y), expected)
+
+
+def test_members_that_lost_their_shared_encoder_still_share_one_encoding(monkeypatch):
+    """A model sent back from a worker process holds copies of its encoder, one per
+    member (joblib pickles the array of members apart). The staged passes still encode X
+    once and give the same stages; an encoder of other categories is not taken for it."""
+    import copy
+
+    from engine._validation import FeatureEncoder
+    from engine.ensemble import AdaBoostClassifier
+
+    X, y = make_classification(n_samples=300, n_features=5, random_state=3)
+    gb = GradientBoostingClassifier(n_estimators=10, max_depth=2).fit(X, y)
+    ada = AdaBoostClassifier(n_estimators=10, random_state=0).fit(X, y)
+    before = [list(gb._raw_stages(X)), list(ada.staged_decision_function(X))]
+    for model in (gb, ada):
+        for member in model.estimators_.ravel() if model is gb else model.estimators_:
+            member.encoder_ = copy.deepcopy(member.encoder_)
+            assert member.encoder_ is not model.encoder_ and model.encoder_.encodes_as(member.encoder_)
+    encoded = []
+    transform = FeatureEncoder.transform
+    monkeypatch.setattr(FeatureEncoder, "transform", lambda self, *a, **k: encoded.append(1)
+                        or transform(self, *a, **k))
+    after = [list(gb._raw_stages(X)), list(ada.staged_decision_function(X))]
+    assert len(encoded) == 2  # once a pass, not once a member
+    for a, b in zip(before, after, strict=True):
+        for s, t in zip(a, b, strict=True):
+            np.testing.assert_array_equal(s, t)
+    other = FeatureEncoder().fit(pd.DataFrame({"a": ["x", "y"]}))
+    assert not other.encodes_as(FeatureEncoder().fit(pd.DataFrame({"a": ["x", "z"]})))
+    assert not other.encodes_as(FeatureEncoder().fit(pd.DataFrame({"b": ["x", "y"]})))
+    assert other.encodes_as(FeatureEncoder().fit(pd.DataFrame({"a": ["y", "x"]})))
