@@ -16,7 +16,7 @@ from engine.data import Dataset
 from engine.ensemble import GradientBoostingClassifier, GradientBoostingRegressor
 from engine.ensemble._gradient_boosting import importance_shares
 from engine.inspection import permutation_importance
-from ui.fitting import fit_once, in_worker, prefetch, tallied
+from ui.fitting import compute_once, fit_once, fitted_model, in_worker, prefetch, tallied
 from ui.limits import PERMUTATION_ROWS
 from ui.stepper import stepped
 from ui.tally import boost_tallied
@@ -26,7 +26,7 @@ from viz import tree_figures as tf
 
 from . import data_controls as dc
 from . import predict, questions, url
-from .axes import axis_pair, most_useful
+from .axes import axis_pair, default_pair, most_useful
 from .params import Control, cache_key, draw_controls, seed
 
 #: Loss names in the URL and the selectbox → the engine's names.
@@ -126,11 +126,18 @@ def prefetch_model(dataset: Dataset, key: tuple) -> None:
     """Start fitting the model on every feature in the background (the round view uses
     a one-feature model of its own), so that the tabs that need it open at once. It fits
     in a worker process, so that the round view's steps meanwhile do not wait for it,
-    and tells the server its rounds and their importances as it goes."""
+    and tells the server its rounds and their importances as it goes. For a class
+    target the Classification tab's work follows: the model's staged errors, then the
+    model on the default pair of features and its grid after every round."""
     slot, _ = _model_fit(dataset, key)
     model, names = _estimator(dataset.task, dict(key[1])), features(dataset)
-    prefetch(tallied(slot, len(names), lambda tally: in_worker(
-        boost_tallied, model, dataset.X_train[names], dataset.y_train, tally)))
+    jobs = [tallied(slot, len(names), lambda tally: in_worker(
+        boost_tallied, model, dataset.X_train[names], dataset.y_train, tally))]
+    if dataset.task == "classification":
+        jobs.append(_errors(dataset, key, lambda: fitted_model(slot)))
+        if len(numeric := numeric_features(dataset)) >= 2:
+            jobs.append(_pair(dataset, key, default_pair(dataset, numeric)))
+    prefetch(*jobs)
 
 
 IMPORTANCE_CAPTION = ("Impurity importance: each split's decrease of the squared error of the "
@@ -225,25 +232,29 @@ def permutation(_model, _dataset: Dataset, content_hash: str, params: tuple) -> 
                                   random_state=dict(params)["random_state"])
 
 
-@st.cache_data(max_entries=16, show_spinner="Scoring every round…")
-def errors(_model, _dataset: Dataset, content_hash: str, params: tuple) -> pd.DataFrame:
-    X_train, X_test = (part[features(_dataset)] for part in (_dataset.X_train, _dataset.X_test))
-    return gf.staged_errors(_model, X_train, _dataset.y_train, X_test, _dataset.y_test)
+def _errors(dataset: Dataset, key: tuple, model):
+    """The key and the computation of the staged training and test errors of ``model()``
+    (the model on every feature, see :func:`fit_model`), once per ``cache_key``."""
+    def compute() -> pd.DataFrame:
+        fitted = model()
+        if fitted is None:  # a prefetch after a fit that failed: the view fits and says why
+            raise ValueError("The model on every feature is not fitted.")
+        X_train, X_test = (part[features(dataset)] for part in (dataset.X_train, dataset.X_test))
+        return gf.staged_errors(fitted, X_train, dataset.y_train, X_test, dataset.y_test)
+    return ("gb-errors", *key), compute
 
 
-@st.cache_resource(max_entries=8, show_spinner="Boosting on the two features…")
-def fit_pair(_dataset: Dataset, content_hash: str, params: tuple, pair: tuple[str, str]):
-    return GradientBoostingClassifier(**dict(params)).fit(_dataset.X_train[list(pair)],
-                                                          _dataset.y_train)
+def _pair(dataset: Dataset, key: tuple, pair: tuple[str, str]):
+    """The key and the computation of the classifier with the same settings on the two
+    columns ``pair``: its classes and its class on a grid after every round (int8)."""
+    pair = tuple(pair)
 
-
-@st.cache_data(max_entries=8, show_spinner="Predicting the grid after every round…")
-def pair_grids(_dataset: Dataset, content_hash: str, params: tuple,
-               pair: tuple[str, str]) -> dict:
-    """The two-feature model's class on a grid after every round (int8, one fit)."""
-    model = fit_pair(_dataset, content_hash, params, pair)
-    resolution = 120 if dict(params)["n_estimators"] <= 300 else 80  # bounded memory
-    return gf.staged_grids(model, _dataset.X_train[list(pair)], resolution)
+    def compute() -> dict:
+        X2 = dataset.X_train[list(pair)]
+        model = GradientBoostingClassifier(**dict(key[1])).fit(X2, dataset.y_train)
+        resolution = 120 if dict(key[1])["n_estimators"] <= 300 else 80  # bounded memory
+        return {"classes": model.classes_, "grids": gf.staged_grids(model, X2, resolution)}
+    return ("gb-pair", *key, pair), compute
 
 
 ROUND_TEXT = """Gradient boosting (Friedman 2001) updates $S_{t+1} = S_t - \\nu\\, w_t$, the weak
@@ -323,7 +334,7 @@ def round_view(dataset: Dataset, params: dict, loss: str, style) -> None:
 def classification_view(dataset: Dataset, model, key: tuple, style) -> None:
     """Staged test error of the model; the boundary of a two-feature model after round t
     (``key``: the model's ``cache_key``)."""
-    staged = errors(model, dataset, *key)
+    staged = compute_once(*_errors(dataset, key, lambda: model), "Scoring every round")
     best = staged.loc[staged["test"].idxmin()]
     st.plotly_chart(gf.staged_error_figure(staged, style=style), width="stretch")
     st.caption(f"All features. Lowest test error {best['test']:.1%} after round "
@@ -333,9 +344,9 @@ def classification_view(dataset: Dataset, model, key: tuple, style) -> None:
         st.info("The decision boundary needs two numeric features; this data has fewer.")
         return
     pair = axis_pair(dataset, numeric, ("gb_fx", "gb_fy"))
-    classes = fit_pair(dataset, *key, pair).classes_
+    fitted = compute_once(*_pair(dataset, key, pair), "Boosting on the two features")
+    classes, grids = fitted["classes"], fitted["grids"]  # shared: read, never changed
     points = dc.two_feature_points(dataset, list(pair), dc.STEPPED_POINTS)
-    grids = pair_grids(dataset, *key, pair)  # (a copy out of the cache: taken once a run)
 
     def draw(t: int) -> None:
         figure = gf.boundary_round_figure(grids, t, points.train, points.y_train, points.test,

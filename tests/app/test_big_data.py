@@ -535,3 +535,26 @@ def test_two_feature_points_without_test_rows_say_only_what_is_drawn():
     assert len(points.train) == data_controls.POINTS_DRAWN
     assert "1,500 of 15,000 training rows, a sample" in points.sampled
     assert "test" not in points.sampled
+
+
+def test_the_classification_tab_takes_the_work_done_in_the_background(monkeypatch):
+    """After the gradient boosting page is drawn, the model on every feature, its staged
+    errors and the model on the default pair of features (with its grid after every
+    round) are made ahead; the Classification tab then fits and scores nothing again."""
+    from engine import inspection
+
+    assert fitting.prefetch_idle(timeout=60)  # an earlier page's prefetch: not counted
+    monkeypatch.setattr(fitting, "FIT_JOBS", 1)  # fits in this process, where they are counted
+    work = _counted(monkeypatch, GradientBoostingClassifier, "fit",
+                    lambda model, X, *_: ("fit", len(X.columns)))
+    original = inspection.staged_errors
+    monkeypatch.setattr(inspection, "staged_errors",
+                        lambda *args: work.append(("staged", len(args[1]))) or original(*args))
+    query = dict(data="two_moons", gb_rounds="9", seed="918")  # fitted here only
+    ahead, at = _ahead_then_opened("app_pages/gradient_boosting.py", query,
+                                   dict(gb_view="Classification"), work)
+    assert sorted(ahead) == sorted(work)  # nothing more once the tab is open
+    assert [w for w in ahead if w[0] == "fit"].count(("fit", 2)) >= 2  # every feature, the pair
+    assert sum(w[0] == "staged" for w in ahead) == 2  # training and test rows
+    titles = [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")]
+    assert titles == ["Error against rounds", "Decision regions after round 0"]
