@@ -72,9 +72,8 @@ with views[0]:
 
 with views[1]:
     if views[1].open:
-        train, test = ac.error_curves(model, dataset, *key, tuple(features))
-        single = ac.tree_errors(dataset, dataset.content_hash, tuple(features),
-                                params["random_state"], params["binning"])
+        train, test = ac.error_curves(model, dataset, params, features)
+        single = ac.tree_errors(dataset, params, features)
         shown_round = st.session_state.get("ab_round")  # the round stepped to, if any
         st.plotly_chart(af.error_curve_figure(train, test, single, current=shown_round,
                                               style=style), width="stretch")
@@ -116,4 +115,5 @@ with views[4]:
     if views[4].open:
         why.view(model, dataset, features, "ab", "score", key, style, rounds=True, pdp=True)
 
+ac.prefetch_views(model, dataset, params, features)  # after the open view: not in its way
 take_home(model, dataset, features, "ab")

@@ -17,7 +17,7 @@ from engine.ensemble import AdaBoostClassifier
 from engine.inspection import staged_error_curve
 from engine.metrics import accuracy_score
 from engine.tree import DecisionTreeClassifier
-from ui.fitting import fit_once
+from ui.fitting import compute_once, fit_once, prefetch
 from ui.stepper import stepped
 from ui.tree_controls import tree_features
 from viz import adaboost_figures as af
@@ -93,27 +93,48 @@ def staged_grid(_model, content_hash: str, params: tuple, pair: tuple[str, str],
     return af.staged_grid(_model, _X2)
 
 
-@st.cache_data(max_entries=16, show_spinner="Scoring every round…")
-def error_curves(_model, _dataset: Dataset, content_hash: str, params: tuple,
-                 columns: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """Training and test misclassification rate after 1..n_rounds rounds."""
-    X_train, X_test = (_dataset.X_train[list(columns)], _dataset.X_test[list(columns)])
-    return (staged_error_curve(_model, X_train, _dataset.y_train),
-            staged_error_curve(_model, X_test, _dataset.y_test))
+def _error_curves(model, dataset: Dataset, params: dict, columns: list[str]):
+    """The key and the computation of ``model``'s (the page's, see :func:`fit`) training
+    and test misclassification rate after 1..n_rounds rounds."""
+    def compute() -> tuple[np.ndarray, np.ndarray]:
+        X_train, X_test = dataset.X_train[columns], dataset.X_test[columns]
+        return (staged_error_curve(model, X_train, dataset.y_train),
+                staged_error_curve(model, X_test, dataset.y_test))
+    return ("adaboost-errors", *cache_key(dataset, params), tuple(columns)), compute
 
 
-@st.cache_data(max_entries=16, show_spinner="Growing the single trees to compare with…")
-def tree_errors(_dataset: Dataset, content_hash: str, columns: tuple[str, ...],
-                seed: int, binning: str) -> dict[str, float]:
-    """Test error of a stump and of a full-depth tree on the same training rows, searched
-    as the page's learners are (``binning``: exact, or between quantile bins)."""
-    X_train, X_test = _dataset.X_train[list(columns)], _dataset.X_test[list(columns)]
-    errors = {}
-    for name, depth in (("a stump", 1), ("a full-depth tree", None)):
-        tree = DecisionTreeClassifier(max_depth=depth, random_state=seed, binning=binning)
-        tree.fit(X_train, _dataset.y_train)
-        errors[name] = 1.0 - accuracy_score(_dataset.y_test, tree.predict(X_test))
-    return errors
+def _tree_errors(dataset: Dataset, params: dict, columns: list[str]):
+    """The key and the computation of the test error of a stump and of a full-depth tree
+    on the same training rows, searched as the page's learners are (exact, or between
+    quantile bins)."""
+    seed, binning = params["random_state"], params["binning"]
+
+    def compute() -> dict[str, float]:
+        X_train, X_test = dataset.X_train[columns], dataset.X_test[columns]
+        errors = {}
+        for name, depth in (("a stump", 1), ("a full-depth tree", None)):
+            tree = DecisionTreeClassifier(max_depth=depth, random_state=seed, binning=binning)
+            tree.fit(X_train, dataset.y_train)
+            errors[name] = 1.0 - accuracy_score(dataset.y_test, tree.predict(X_test))
+        return errors
+    return ("single-trees", dataset.content_hash, tuple(columns), seed, binning), compute
+
+
+def error_curves(model, dataset: Dataset, params: dict, columns: list[str]):
+    """:func:`_error_curves`, computed once and shared (see :func:`prefetch_views`)."""
+    return compute_once(*_error_curves(model, dataset, params, columns), "Scoring every round")
+
+
+def tree_errors(dataset: Dataset, params: dict, columns: list[str]) -> dict[str, float]:
+    """:func:`_tree_errors`, computed once and shared (see :func:`prefetch_views`)."""
+    return compute_once(*_tree_errors(dataset, params, columns),
+                        "Growing the single trees to compare with")
+
+
+def prefetch_views(model, dataset: Dataset, params: dict, columns: list[str]) -> None:
+    """Start in the background what the Error vs rounds tab waits for: the model's
+    staged errors, then the single trees drawn beside them."""
+    prefetch(_error_curves(model, dataset, params, columns), _tree_errors(dataset, params, columns))
 
 
 def round_view(dataset: Dataset, model, params: dict, features: list[str], style) -> None:

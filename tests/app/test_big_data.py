@@ -558,3 +558,23 @@ def test_the_classification_tab_takes_the_work_done_in_the_background(monkeypatc
     assert sum(w[0] == "staged" for w in ahead) == 2  # training and test rows
     titles = [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")]
     assert titles == ["Error against rounds", "Decision regions after round 0"]
+
+
+def test_the_error_tab_of_adaboost_takes_the_work_done_in_the_background(monkeypatch):
+    """After the AdaBoost page is drawn, its staged errors and the single trees beside
+    them are made ahead; the Error vs rounds tab then scores and grows nothing again."""
+    from engine import inspection
+
+    assert fitting.prefetch_idle(timeout=60)  # an earlier page's prefetch: not counted
+    work = _counted(monkeypatch, DecisionTreeClassifier, "fit",  # the single trees (and learners)
+                    lambda tree, *_: ("tree", tree.max_depth))
+    original = inspection.staged_errors
+    monkeypatch.setattr(inspection, "staged_errors",
+                        lambda *args: work.append(("staged", len(args[1]))) or original(*args))
+    query = dict(data="two_moons", ab_rounds="7", seed="919")  # fitted here only
+    ahead, at = _ahead_then_opened("app_pages/adaboost.py", query, dict(ab_view="Error vs rounds"),
+                                   work)
+    assert sorted(ahead, key=str) == sorted(work, key=str)  # nothing more once the tab is open
+    assert ("tree", None) in ahead and sum(w[0] == "staged" for w in ahead) == 2
+    names = [t["name"] for t in json.loads(at.get("plotly_chart")[0].proto.spec)["data"]]
+    assert any(n.startswith("a full-depth tree: ") for n in names)
