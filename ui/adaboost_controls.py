@@ -17,7 +17,7 @@ from engine.ensemble import AdaBoostClassifier
 from engine.inspection import staged_error_curve
 from engine.metrics import accuracy_score
 from engine.tree import DecisionTreeClassifier
-from ui.fitting import compute_once, fit_once, prefetch
+from ui.fitting import compute_once, fit_once, in_worker, prefetch
 from ui.stepper import stepped
 from ui.tree_controls import tree_features
 from viz import adaboost_figures as af
@@ -97,10 +97,13 @@ def _error_curves(model, dataset: Dataset, params: dict, columns: list[str]):
     """The key and the computation of ``model``'s (the page's, see :func:`fit`) training
     and test misclassification rate after 1..n_rounds rounds."""
     def compute() -> tuple[np.ndarray, np.ndarray]:
-        X_train, X_test = dataset.X_train[columns], dataset.X_test[columns]
-        return (staged_error_curve(model, X_train, dataset.y_train),
-                staged_error_curve(model, X_test, dataset.y_test))
+        return in_worker(_staged_errors, model, dataset.X_train[columns], dataset.y_train,
+                         dataset.X_test[columns], dataset.y_test)
     return ("adaboost-errors", *cache_key(dataset, params), tuple(columns)), compute
+
+
+def _staged_errors(model, X_train, y_train, X_test, y_test) -> tuple[np.ndarray, np.ndarray]:
+    return staged_error_curve(model, X_train, y_train), staged_error_curve(model, X_test, y_test)
 
 
 def _tree_errors(dataset: Dataset, params: dict, columns: list[str]):
@@ -110,14 +113,17 @@ def _tree_errors(dataset: Dataset, params: dict, columns: list[str]):
     seed, binning = params["random_state"], params["binning"]
 
     def compute() -> dict[str, float]:
-        X_train, X_test = dataset.X_train[columns], dataset.X_test[columns]
-        errors = {}
-        for name, depth in (("a stump", 1), ("a full-depth tree", None)):
-            tree = DecisionTreeClassifier(max_depth=depth, random_state=seed, binning=binning)
-            tree.fit(X_train, dataset.y_train)
-            errors[name] = 1.0 - accuracy_score(dataset.y_test, tree.predict(X_test))
-        return errors
+        return in_worker(_single_tree_errors, dataset.X_train[columns], dataset.y_train,
+                         dataset.X_test[columns], dataset.y_test, seed, binning)
     return ("single-trees", dataset.content_hash, tuple(columns), seed, binning), compute
+
+
+def _single_tree_errors(X_train, y_train, X_test, y_test, seed: int, binning: str) -> dict[str, float]:
+    errors = {}
+    for name, depth in (("a stump", 1), ("a full-depth tree", None)):
+        tree = DecisionTreeClassifier(max_depth=depth, random_state=seed, binning=binning)
+        errors[name] = 1.0 - accuracy_score(y_test, tree.fit(X_train, y_train).predict(X_test))
+    return errors
 
 
 def error_curves(model, dataset: Dataset, params: dict, columns: list[str]):
@@ -133,7 +139,8 @@ def tree_errors(dataset: Dataset, params: dict, columns: list[str]) -> dict[str,
 
 def prefetch_views(model, dataset: Dataset, params: dict, columns: list[str]) -> None:
     """Start in the background what the Error vs rounds tab waits for: the model's
-    staged errors, then the single trees drawn beside them."""
+    staged errors, then the single trees drawn beside them, both in a worker process,
+    so that the next page's run does not wait for this one's work."""
     prefetch(_error_curves(model, dataset, params, columns), _tree_errors(dataset, params, columns))
 
 

@@ -127,8 +127,9 @@ def prefetch_model(dataset: Dataset, key: tuple) -> None:
     a one-feature model of its own), so that the tabs that need it open at once. It fits
     in a worker process, so that the round view's steps meanwhile do not wait for it,
     and tells the server its rounds and their importances as it goes. For a class
-    target the Classification tab's work follows: the model's staged errors, then the
-    model on the default pair of features and its grid after every round."""
+    target the Classification tab's work follows, in a worker process too: the model's
+    staged errors, then the model on the default pair of features and its grid after
+    every round."""
     slot, _ = _model_fit(dataset, key)
     model, names = _estimator(dataset.task, dict(key[1])), features(dataset)
     jobs = [tallied(slot, len(names), lambda tally: in_worker(
@@ -240,7 +241,7 @@ def _errors(dataset: Dataset, key: tuple, model):
         if fitted is None:  # a prefetch after a fit that failed: the view fits and says why
             raise ValueError("The model on every feature is not fitted.")
         X_train, X_test = (part[features(dataset)] for part in (dataset.X_train, dataset.X_test))
-        return gf.staged_errors(fitted, X_train, dataset.y_train, X_test, dataset.y_test)
+        return in_worker(gf.staged_errors, fitted, X_train, dataset.y_train, X_test, dataset.y_test)
     return ("gb-errors", *key), compute
 
 
@@ -250,11 +251,14 @@ def _pair(dataset: Dataset, key: tuple, pair: tuple[str, str]):
     pair = tuple(pair)
 
     def compute() -> dict:
-        X2 = dataset.X_train[list(pair)]
-        model = GradientBoostingClassifier(**dict(key[1])).fit(X2, dataset.y_train)
-        resolution = 120 if dict(key[1])["n_estimators"] <= 300 else 80  # bounded memory
-        return {"classes": model.classes_, "grids": gf.staged_grids(model, X2, resolution)}
+        return in_worker(_pair_grids, dict(key[1]), dataset.X_train[list(pair)], dataset.y_train)
     return ("gb-pair", *key, pair), compute
+
+
+def _pair_grids(params: dict, X2: pd.DataFrame, y) -> dict:
+    model = GradientBoostingClassifier(**params).fit(X2, y)
+    resolution = 120 if params["n_estimators"] <= 300 else 80  # bounded memory
+    return {"classes": model.classes_, "grids": gf.staged_grids(model, X2, resolution)}
 
 
 ROUND_TEXT = """Gradient boosting (Friedman 2001) updates $S_{t+1} = S_t - \\nu\\, w_t$, the weak

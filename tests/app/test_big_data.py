@@ -566,6 +566,7 @@ def test_the_error_tab_of_adaboost_takes_the_work_done_in_the_background(monkeyp
     from engine import inspection
 
     assert fitting.prefetch_idle(timeout=60)  # an earlier page's prefetch: not counted
+    monkeypatch.setattr(fitting, "FIT_JOBS", 1)  # the work in this process, where it is counted
     work = _counted(monkeypatch, DecisionTreeClassifier, "fit",  # the single trees (and learners)
                     lambda tree, *_: ("tree", tree.max_depth))
     original = inspection.staged_errors
