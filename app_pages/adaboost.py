@@ -73,10 +73,16 @@ with views[0]:
 with views[1]:
     if views[1].open:
         train, test = ac.error_curves(model, dataset, params, features)
-        single = ac.tree_errors(dataset, params, features)
         shown_round = st.session_state.get("ab_round")  # the round stepped to, if any
-        st.plotly_chart(af.error_curve_figure(train, test, single, current=shown_round,
-                                              style=style), width="stretch")
+        curves = st.empty()
+
+        def draw_curves(single: dict) -> None:
+            curves.plotly_chart(af.error_curve_figure(train, test, single, current=shown_round,
+                                                      style=style), width="stretch")
+        if (single := ac.grown_tree_errors(dataset, params, features)) is None:
+            draw_curves({})  # the curves at once; the single trees' lines once grown
+            single = ac.tree_errors(dataset, params, features)
+        draw_curves(single)
         best = int(np.argmin(test)) + 1
         st.caption(f"Lowest test error {test[best - 1]:.1%} after T = {best} "
                    f"rounds; after all {n_rounds}: training {train[-1]:.1%}, test {test[-1]:.1%}. "

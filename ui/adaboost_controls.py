@@ -17,7 +17,7 @@ from engine.ensemble import AdaBoostClassifier
 from engine.inspection import staged_error_curve
 from engine.metrics import accuracy_score
 from engine.tree import DecisionTreeClassifier
-from ui.fitting import compute_once, fit_once, in_worker, prefetch
+from ui.fitting import compute_once, fit_once, fitted_model, in_worker, prefetch
 from ui.stepper import stepped
 from ui.tree_controls import tree_features
 from viz import adaboost_figures as af
@@ -132,16 +132,22 @@ def error_curves(model, dataset: Dataset, params: dict, columns: list[str]):
 
 
 def tree_errors(dataset: Dataset, params: dict, columns: list[str]) -> dict[str, float]:
-    """:func:`_tree_errors`, computed once and shared (see :func:`prefetch_views`)."""
+    """:func:`_tree_errors`, computed once and shared."""
     return compute_once(*_tree_errors(dataset, params, columns),
                         "Growing the single trees to compare with")
 
 
+def grown_tree_errors(dataset: Dataset, params: dict, columns: list[str]) -> dict | None:
+    """:func:`tree_errors` if they are there already, else None (nothing is grown)."""
+    return fitted_model(_tree_errors(dataset, params, columns)[0])
+
+
 def prefetch_views(model, dataset: Dataset, params: dict, columns: list[str]) -> None:
-    """Start in the background what the Error vs rounds tab waits for: the model's
-    staged errors, then the single trees drawn beside them, both in a worker process,
-    so that the next page's run does not wait for this one's work."""
-    prefetch(_error_curves(model, dataset, params, columns), _tree_errors(dataset, params, columns))
+    """Start the Error vs rounds tab's staged errors in the background, in a worker
+    process. The single trees beside them (a full-depth tree: seconds on a large
+    upload) are grown when the tab opens, after its curves are drawn: made ahead, they
+    held the queue up for the next page's own work."""
+    prefetch(_error_curves(model, dataset, params, columns))
 
 
 def round_view(dataset: Dataset, model, params: dict, features: list[str], style) -> None:
