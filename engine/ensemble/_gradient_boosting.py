@@ -25,7 +25,8 @@ from ._base import forest_apply, stack_trees
 from ._losses import REGRESSION_LOSSES, BinomialLogLoss, MultinomialLogLoss, SquaredError
 
 #: Rounds whose trees :meth:`_BaseGradientBoosting._raw_stages` walks at once: few enough
-#: that their leaf values (a float per tree and row) stay a few megabytes at 150,000 rows.
+#: that their leaves and leaf values (16 bytes per tree and row) stay about 20 MB at
+#: 150,000 rows.
 STAGE_BLOCK = 8
 
 
