@@ -288,20 +288,26 @@ class StagedErrors:
         As :func:`staged_error_curve`.
     prediction : ndarray, shape (n_rows,)
         The whole model's prediction on the rows, equal to ``model.predict(X)``.
+    correlation : TreeCorrelation or None
+        For a forest (or bagging), :func:`tree_correlation` on the same rows, from the
+        same pass; None for boosting.
     """
 
     errors: np.ndarray
     prediction: np.ndarray
+    correlation: TreeCorrelation | None = None
 
 
 def staged_errors(model, X, y) -> StagedErrors:
     """:func:`staged_error_curve` and, from the same pass, the whole model's prediction
-    (the last stage), so a page that draws the curve need not walk the trees again."""
+    (the last stage), so a page that draws the curve need not walk the trees again; for
+    a forest also :func:`tree_correlation`."""
     target = _target(model, y)
     classifier = getattr(model, "_estimator_type", None) == "classifier"
     if hasattr(model, "output_chunks"):  # a chunk of rows at a time: errors add up over rows
-        errors, last = None, []
+        errors, last, moments = None, [], _TreeMoments()
         for lo, outputs in model.output_chunks(X):
+            moments.add(outputs)
             running = np.cumsum(outputs, axis=0)  # sums: argmax as of means
             part = target[lo:lo + outputs.shape[1]]
             b = np.arange(1, len(running) + 1)
@@ -314,7 +320,7 @@ def staged_errors(model, X, y) -> StagedErrors:
             errors = found if errors is None else errors + found
         mean = np.concatenate(last)
         prediction = model.classes_[np.argmax(mean, axis=1)] if classifier else mean
-        return StagedErrors(errors / len(target), prediction)
+        return StagedErrors(errors / len(target), prediction, moments.correlation())
     if not hasattr(model, "staged_predict"):
         raise ValueError("staged_error_curve needs a boosting model (staged_predict) or a forest.")
     errors, stage = [], None
@@ -761,28 +767,70 @@ def tree_correlation(forest, X) -> TreeCorrelation:
     >>> bool(-1 <= corr.rho <= 1), bool(corr.ensemble_variance() <= corr.sigma2)
     (True, True)
     """
-    outputs = forest.member_outputs(X)
-    if outputs.ndim == 2:
-        rho, sigma2 = _correlation(outputs)
-    else:
-        columns = [1] if outputs.shape[2] == 2 else range(outputs.shape[2])
-        found = np.array([_correlation(outputs[:, :, k]) for k in columns])
-        rho, sigma2 = np.nanmean(found[:, 0]), found[:, 1].mean()
-    return TreeCorrelation(float(rho), float(sigma2), len(outputs))
+    moments = _TreeMoments()
+    for _, outputs in forest.output_chunks(X):  # a chunk of rows at a time: sums add up
+        moments.add(outputs)
+    return moments.correlation()
 
 
-def _correlation(P: np.ndarray) -> tuple[float, float]:
-    """(mean off-diagonal correlation, mean variance) of the rows of P (trees × samples)."""
-    variance = P.var(axis=1)
-    varying = P[variance > 0]
+class _TreeMoments:
+    """Sums over rows of the trees' outputs and of every two trees' products, a chunk of
+    rows at a time, from which their covariances follow.
+
+    Each tree's output is taken relative to its output on the first row: the sums then
+    stay near the spread, not the mean (no cancellation when the spread is small), and a
+    tree that predicts a constant sums exact zeros, so its variance is exactly 0. For a
+    classifier the outputs are the class probabilities: of ``classes_[1]`` with two
+    classes, of each class with more (ρ and σ² then averaged over the classes).
+    """
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.shift = self.sums = self.products = None
+
+    def add(self, outputs: np.ndarray) -> None:
+        """``outputs`` (trees, rows) or (trees, rows, classes), as ``output_chunks`` gives."""
+        if outputs.ndim == 2:
+            outputs = outputs[:, :, None]
+        elif outputs.shape[2] == 2:
+            outputs = outputs[:, :, 1:]
+        columns = np.moveaxis(outputs, 2, 0)  # (columns, trees, rows)
+        if not outputs.shape[1]:
+            return
+        if self.shift is None:
+            self.shift = columns[:, :, :1].copy()
+            self.sums = np.zeros(columns.shape[:2])
+            self.products = np.zeros((columns.shape[0],) + (columns.shape[1],) * 2)
+        for k, column in enumerate(columns):
+            d = column - self.shift[k]
+            self.sums[k] += d.sum(axis=1)
+            self.products[k] += d @ d.T
+        self.n += outputs.shape[1]
+
+    def correlation(self) -> TreeCorrelation:
+        """:func:`tree_correlation` of the rows added so far."""
+        if not self.n:
+            return TreeCorrelation(np.nan, np.nan, 0)
+        found = [_pair_correlation(s, p, self.n) for s, p in zip(self.sums, self.products, strict=True)]
+        rho = np.array([r for r, _ in found])
+        rho = float(np.nanmean(rho)) if not np.isnan(rho).all() else np.nan
+        return TreeCorrelation(rho, float(np.mean([v for _, v in found])), self.sums.shape[1])
+
+
+def _pair_correlation(sums: np.ndarray, products: np.ndarray, n: int) -> tuple[float, float]:
+    """(mean off-diagonal correlation, mean variance) of the trees whose outputs, shifted,
+    sum to ``sums`` and multiply pairwise to ``products`` over ``n`` rows (population
+    covariances: divided by n). Trees of zero variance have no correlation: left out."""
+    mean = sums / n
+    covariance = products / n - np.outer(mean, mean)
+    variance = np.maximum(np.diag(covariance), 0.0)
+    varying = np.flatnonzero(variance > 0)
     if len(varying) < 2:
         return np.nan, float(variance.mean())
-    centred = varying - varying.mean(axis=1, keepdims=True)
-    unit = centred / np.sqrt((centred**2).sum(axis=1, keepdims=True))
-    corr = unit @ unit.T
-    n = len(corr)
-    return float((corr.sum() - np.trace(corr)) / (n * (n - 1))), float(variance.mean())
-
+    scale = np.sqrt(variance[varying])
+    corr = covariance[np.ix_(varying, varying)] / np.outer(scale, scale)
+    m = len(varying)
+    return float((corr.sum() - np.trace(corr)) / (m * (m - 1))), float(variance.mean())
 
 
 def node_test_counts(model, X, y) -> tuple[np.ndarray, np.ndarray | None]:

@@ -15,6 +15,7 @@ from engine.ensemble import (
     RandomForestClassifier,
     RandomForestRegressor,
 )
+from engine.ensemble import _base as forest_base
 from engine.inspection import (
     decision_grid,
     grid_axis,
@@ -405,6 +406,54 @@ def test_feature_sampling_decorrelates_trees():
     for corr in (rho_bag, rho_forest):
         assert -1 <= corr.rho <= 1 and corr.sigma2 > 0
     assert rho_bag.rho > rho_forest.rho + 0.05
+
+
+def _brute_correlation(outputs: np.ndarray) -> tuple[float, float]:
+    """ρ and σ² from every tree's outputs on every row (trees × rows): numpy's Pearson
+    correlation of every two trees that vary, and their population variances."""
+    variance = outputs.var(axis=1)
+    varying = outputs[variance > 1e-12]
+    corr = np.corrcoef(varying)
+    m = len(varying)
+    return (corr.sum() - np.trace(corr)) / (m * (m - 1)), variance.mean()
+
+
+@pytest.mark.parametrize("kind", ["two classes", "three classes", "regressor"])
+def test_tree_correlation_equals_the_pairwise_correlations_of_every_output(kind, monkeypatch):
+    """Summed a few rows at a time (chunks of 7 rows here), ρ and σ² are those of every
+    tree's outputs on every row taken at once; trees that predict a constant (bootstrap
+    samples of three rows, some of one class) are left out of ρ and count 0 in σ². A
+    forest's staged errors give the same figures from their own pass (a regressor's
+    targets rounded to whole numbers, so that some of its trees are constant too)."""
+    monkeypatch.setattr(forest_base, "PAIRS_PER_CHUNK", 7 * 30)
+    X, y = numeric_data("regressor" if kind == "regressor" else "classifier", n=200)
+    if kind == "two classes":
+        y = (y == 2).astype(int)
+    if kind == "regressor":  # whole numbers: three rows of one value now and then
+        y = np.round(y)
+    model = RandomForestRegressor if kind == "regressor" else RandomForestClassifier
+    forest = model(n_estimators=30, max_samples=3, random_state=0).fit(X, y)
+    X_test, y_test = numeric_data("regressor" if kind == "regressor" else "classifier", n=90, seed=1)
+    outputs = forest.member_outputs(X_test)
+    columns = ([outputs] if outputs.ndim == 2 else
+               [outputs[:, :, 1]] if outputs.shape[2] == 2 else list(np.moveaxis(outputs, 2, 0)))
+    assert any((c.var(axis=1) == 0).any() and (c.var(axis=1) > 0).sum() >= 2 for c in columns)
+    expected = np.array([_brute_correlation(c) for c in columns])
+    found = tree_correlation(forest, X_test)
+    assert found.rho == pytest.approx(expected[:, 0].mean(), rel=1e-10)
+    assert found.sigma2 == pytest.approx(expected[:, 1].mean(), rel=1e-10)
+    assert found.n_estimators == 30
+    staged = staged_errors(forest, X_test, y_test if kind != "two classes" else (y_test == 2).astype(int))
+    assert staged.correlation == found
+
+
+def test_tree_correlation_of_constant_trees_is_undefined_and_their_variance_zero():
+    """Stumps that cannot split (every bootstrap sample of one row) predict a constant:
+    no correlation to measure, σ² exactly 0."""
+    X, y = two_signals(60, seed=2)
+    forest = RandomForestClassifier(n_estimators=5, max_samples=1, random_state=0).fit(X, y)
+    found = tree_correlation(forest, two_signals(40, seed=3)[0])
+    assert np.isnan(found.rho) and found.sigma2 == 0.0
 
 
 def test_tree_correlation_formula_matches_the_forest_variance():
