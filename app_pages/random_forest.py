@@ -87,11 +87,11 @@ if prefetch_now:
 
 with views[0]:
     if views[0].open:
-        curves = {"random forest" if m < p else "bagging": fc.error_curve(forest, dataset, *key)}
+        curves = {"random forest" if m < p else "bagging": fc.error_curve(forest, dataset, params)}
         if compare and m < p:
             bagging = {**params, "max_features": p}
             curves["bagging"] = fc.error_curve(fc.fit_forest(dataset, bagging, what="bagged trees"),
-                                               dataset, *cache_key(dataset, bagging))
+                                               dataset, bagging)
         curves = fc.oob_question(curves, dataset, params, classify=dataset.task == "classification")
         curve_place.plotly_chart(ff.oob_curve_figure(curves, error_label=error_label, style=style,
                                                      growing=B), width="stretch")
@@ -109,7 +109,7 @@ with views[1]:
     if views[1].open:
         st.markdown("B trees, each of variance σ² and pairwise correlation ρ, average to a "
                     "prediction of variance (Hastie et al. 2009, eq. 15.1)")
-        rho, sigma2 = fc.correlation(forest, dataset, *key)
+        rho, sigma2 = fc.correlation(forest, dataset, params)
         st.latex(ff.variance_latex(rho, sigma2, B))
         st.caption(f"ρ and σ² measured on this forest's predictions over the {len(y_test):,} "
                    "test rows. More trees shrink only the second term; the first, ρσ², stays. "
@@ -164,7 +164,7 @@ with views[4]:
                 f"{forest.oob_score_:.1%}" if classify else f"{forest.oob_score_:.3f}",
                 "The same score on the training rows, each predicted only by the trees "
                 "that did not see it.")]
-        results.show(dataset, forest, results.predicted(forest, dataset, features, ("rf", *key)),
+        results.show(dataset, forest, fc.scored_pass(forest, dataset, params).prediction,
                      style, layout="side", extra=oob)
         fc.boundary_view(dataset, params, style)
 

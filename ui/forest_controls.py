@@ -16,7 +16,7 @@ import streamlit as st
 
 from engine.data import Dataset
 from engine.ensemble import RandomForestClassifier, RandomForestRegressor, first_members
-from engine.inspection import oob_permutation_importance, staged_errors, tree_correlation
+from engine.inspection import oob_permutation_importance, staged_errors
 from ui.fitting import (
     FIT_JOBS,
     compute_once,
@@ -209,14 +209,29 @@ def fit_forest(dataset: Dataset, params: dict, *, noise: bool = False, what: str
     return forest
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def error_curve(_forest, _dataset: Dataset, content_hash: str, params: tuple) -> pd.DataFrame:
-    """The forest's OOB and test error curves; the pass over the trees on the test rows
-    also gives the Results tab its predictions."""
-    X_test = _dataset.X_test[forest_features(_dataset)]
-    staged = staged_errors(_forest, X_test, _dataset.y_test)
-    results.offer(("rf", content_hash, params), staged.prediction)
-    return ff.error_curve(_forest, X_test, _dataset.y_test, staged)
+def _scored_pass(forest, dataset: Dataset, params: dict):
+    """The key and the computation of one pass over every tree on the scored rows, which
+    gives the test error curve, the predictions (offered to :func:`results.predicted`)
+    and ρ, σ² (:class:`~engine.inspection.StagedErrors`)."""
+    key = cache_key(dataset, params)
+
+    def compute():
+        staged = staged_errors(forest, dataset.X_test[forest_features(dataset)], dataset.y_test)
+        results.offer(("rf", *key), staged.prediction)
+        return staged
+    return ("rf-scored-pass", *key), compute
+
+
+def scored_pass(forest, dataset: Dataset, params: dict):
+    """:func:`_scored_pass`, computed once per forest and shared: the OOB error, Effect
+    of m and Results tabs all read it (see :func:`prefetch_views`)."""
+    return compute_once(*_scored_pass(forest, dataset, params), "Scoring the test rows with every tree")
+
+
+def error_curve(forest, dataset: Dataset, params: dict) -> pd.DataFrame:
+    """The forest's OOB and test error curves (the test one from :func:`scored_pass`)."""
+    X_test = dataset.X_test[forest_features(dataset)]
+    return ff.error_curve(forest, X_test, dataset.y_test, scored_pass(forest, dataset, params))
 
 
 def trees_shown(n_trees: int) -> int:
@@ -236,9 +251,9 @@ def oob_question(curves: dict[str, pd.DataFrame], dataset: Dataset, params: dict
     return {name: c.iloc[:trees_shown(len(c))] for name, c in curves.items()}
 
 
-@st.cache_data(max_entries=16, show_spinner="Measuring how alike the trees are…")
-def correlation(_forest, _dataset: Dataset, content_hash: str, params: tuple) -> tuple:
-    found = tree_correlation(_forest, _dataset.X_test[forest_features(_dataset)])
+def correlation(forest, dataset: Dataset, params: dict) -> tuple[float, float]:
+    """ρ and σ² of the forest's trees over the scored rows (from :func:`scored_pass`)."""
+    found = scored_pass(forest, dataset, params).correlation
     return found.rho, found.sigma2
 
 
@@ -260,15 +275,14 @@ def oob_importance(forest, dataset: Dataset, params: dict, noise: bool = False) 
 
 
 def prefetch_views(forest, dataset: Dataset, params: dict) -> None:
-    """Start in the background what the Results and Importance tabs wait for: the
-    forest on the default pair of features (:func:`pair_grid`, the longest), the
-    predictions on the scored rows, then the OOB permutation importance, so that the
-    tabs open at once."""
+    """Start in the background what the other tabs wait for: the forest on the default
+    pair of features (:func:`pair_grid`, the longest), the pass over every tree on the
+    scored rows (:func:`scored_pass`: predictions, ρ and σ²), then the OOB permutation
+    importance, so that the tabs open at once."""
     jobs = []
     if len(numeric := _numeric(dataset)) >= 2:
         jobs.append(_pair_grid(dataset, params, default_pair(dataset, numeric)))
-    jobs.append(results.prediction(forest, dataset, forest_features(dataset),
-                                   ("rf", *cache_key(dataset, params))))
+    jobs.append(_scored_pass(forest, dataset, params))
     if params["bootstrap"]:
         jobs.append(_importance(forest, dataset, params, noise=False))
     prefetch(*jobs)
@@ -300,8 +314,8 @@ def m_sweep(dataset: Dataset, params: dict, grid: tuple, progress=None) -> pd.Da
 
         with worker_processes():
             forest.fit(training_rows(dataset), dataset.y_train, progress=step)
-        curve = ff.error_curve(forest, X_test, dataset.y_test)
-        found = tree_correlation(forest, X_test)
+        staged = staged_errors(forest, X_test, dataset.y_test)  # one pass: curve, ρ and σ²
+        curve, found = ff.error_curve(forest, X_test, dataset.y_test, staged), staged.correlation
         rows.append({"m": m, "oob": curve["oob"].iloc[-1], "test": curve["test"].iloc[-1],
                      "rho": found.rho, "sigma2": found.sigma2})
     return pd.DataFrame(rows)

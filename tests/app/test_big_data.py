@@ -207,21 +207,26 @@ def test_the_results_tab_takes_the_boundary_forest_fitted_in_the_background(monk
                for c in at.get("plotly_chart"))
 
 
-def test_the_results_tab_takes_the_predictions_made_in_the_background(monkeypatch):
-    """After the forest page is drawn on a tab without the test curve, the forest's
-    predictions on the test rows are made ahead; the Results tab, and every rerun of it,
-    scores them without predicting again."""
+def test_the_results_and_effect_of_m_tabs_take_the_pass_made_in_the_background(monkeypatch):
+    """After the forest page is drawn on a tab without the test curve, one pass over
+    every tree on the test rows is made ahead (predictions, ρ and σ²); the Results and
+    Effect of m tabs, and every rerun of them, then walk no tree again."""
     assert fitting.prefetch_idle(timeout=60)  # an earlier page's prefetch: not counted
-    predicted = _counted(monkeypatch, RandomForestClassifier, "predict",  # not the pair forest
-                         lambda forest, X, *_: len(X) if forest.oob_score else None)
-    ahead, at = _ahead_then_opened("app_pages/random_forest.py",
-                                   dict(data="two_moons", rf_trees="6", seed="918",
-                                        rf_view="Inside the forest"),
-                                   dict(rf_view="Results"), predicted)
+    walks = _counted(monkeypatch, RandomForestClassifier, "predict",  # not the pair forest
+                     lambda forest, X, *_: ("predict", len(X)) if forest.oob_score else None)
+    original = fc.staged_errors
+    monkeypatch.setattr(fc, "staged_errors",
+                        lambda *args: walks.append(("pass", len(args[1]))) or original(*args))
+    query = dict(data="two_moons", rf_trees="6", seed="918", rf_view="Inside the forest")
+    ahead, at = _ahead_then_opened("app_pages/random_forest.py", query, dict(rf_view="Results"),
+                                   walks)
     at.run()
     assert_clean(at)
-    assert len(ahead) == 1 and predicted == ahead  # the test rows, ahead of the tab
     assert [m.label for m in at.metric][:1] == ["Test accuracy"]
+    at = run_app("app_pages/random_forest.py", **{**query, "rf_view": "Effect of m"})
+    assert_clean(at)
+    assert any("\\rho" in latex.value for latex in at.latex)
+    assert len(ahead) == 1 and ahead[0][0] == "pass" and walks == ahead  # the test rows, ahead
 
 
 def test_the_results_tab_takes_the_predictions_of_the_test_curve(monkeypatch):
