@@ -138,8 +138,10 @@ def _hand_tree(dataset: Dataset, features: list[str], settings: dict, text: str)
 def _leaf_title(model, leaf: int) -> str:
     tree = model.tree_
     counts = tree.value[leaf]
-    mix = " · ".join(f"{c}: {n:g}" for c, n in zip(model.classes_, counts, strict=True) if n)
-    return f"node {leaf} · depth {int(tree.depth[leaf])} · {int(tree.n_node_samples[leaf])} rows ({mix})"
+    mix = " · ".join(f"{c}: {n:,.0f}" if float(n).is_integer() else f"{c}: {n:,.4g}"
+                     for c, n in zip(model.classes_, counts, strict=True) if n)
+    return (f"node {leaf} · depth {int(tree.depth[leaf])} · "
+            f"{int(tree.n_node_samples[leaf]):,} rows ({mix})")
 
 
 def _chooser(model, X: pd.DataFrame, y: pd.Series, text: str, params: dict,

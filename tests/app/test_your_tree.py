@@ -1,5 +1,6 @@
 """Your tree: grown by hand in the page, it is the engine tree of the same splits, its
 link reopens it, and the algorithm's tree of the same size is scored beside it."""
+import numpy as np
 import pytest
 
 from engine.data import Dataset, load_sample
@@ -85,3 +86,13 @@ def test_with_the_binned_search_the_questions_are_the_binned_trees():
         at.selectbox(key="dt_hand_feature").set_value(column).run()
         counts[binned] = len(_box(at, "dt_hand_question_").options)
     assert counts["true"] <= 255 < 3 * counts["true"] < counts["false"], counts
+
+
+def test_leaf_titles_group_thousands():
+    """A leaf of a large upload reads "3,000 rows (no: 1,500 · yes: 1,500)", not 3000."""
+    from ui.your_tree import _leaf_title
+
+    X = np.arange(3000.0).reshape(-1, 1)
+    model = DecisionTreeClassifier(max_depth=1).fit(X, np.repeat(["no", "yes"], [1200, 1800]))
+    assert _leaf_title(model, 0) == "node 0 · depth 0 · 3,000 rows (no: 1,200 · yes: 1,800)"
+    assert _leaf_title(model, 2) == "node 2 · depth 1 · 1,800 rows (yes: 1,800)"
