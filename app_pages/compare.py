@@ -94,9 +94,11 @@ with views[2]:
             st.info(f"ROC curves are drawn for two-class targets; **{dataset.target}** has "
                     f"{len(dataset.class_names)} classes. Pick a two-class target in the sidebar.")
         else:
-            table = cc.roc(dataset, dataset.content_hash, key, entries)
+            table = cc.roc(dataset, key, entries)
             st.plotly_chart(cf.roc_figure(table, dataset.class_names[1], style),
                             width="stretch")
             st.caption("Each curve sweeps a threshold t over the model's P(positive | x): "
                        "TPR = TP / P against FPR = FP / N. AUC is the chance that a random "
                        "positive row scores above a random negative one.")
+
+cc.prefetch_roc(dataset, key, entries)

@@ -29,7 +29,7 @@ from engine.ensemble import (
 from engine.tree import DecisionTreeClassifier, DecisionTreeRegressor, prune_to_alpha
 from engine.tree._prune import choose_ccp_alpha_cv
 from ui import nb_controls
-from ui.fitting import FIT_JOBS, worker_processes
+from ui.fitting import FIT_JOBS, compute_once, prefetch, worker_processes
 from ui.tree_controls import tree_features
 from viz import compare_figures as cf
 from viz.compare_figures import Entry, model_error
@@ -410,10 +410,24 @@ def results(dataset: Dataset, entries: list[Entry], settings: Settings) -> pd.Da
     return pd.DataFrame(rows)
 
 
-@st.cache_data(max_entries=16, show_spinner="Computing the ROC curves…")
-def roc(_dataset: Dataset, content_hash: str, key: tuple, _entries: list[Entry]):
-    """Every model's ROC curve on the test rows (the second class is the positive one)."""
-    return cf.roc_table(_entries, _dataset.X_test, _dataset.y_test, _dataset.class_names[1])
+def _roc(dataset: Dataset, key: tuple, entries: list[Entry]):
+    """The key and the computation of every model's ROC curve on the test rows (the
+    second class is the positive one); ``key`` is :func:`roc_key`'s."""
+    return (("cmp-roc", dataset.content_hash, key),
+            lambda: cf.roc_table(entries, dataset.X_test, dataset.y_test, dataset.class_names[1]))
+
+
+def roc(dataset: Dataset, key: tuple, entries: list[Entry]) -> pd.DataFrame:
+    """:func:`_roc`, computed once and shared (see :func:`prefetch_roc`)."""
+    return compute_once(*_roc(dataset, key, entries), "Computing the ROC curves")
+
+
+def prefetch_roc(dataset: Dataset, key: tuple, entries: list[Entry]) -> None:
+    """With two classes, start the ROC curves in the background once every model is
+    fitted: each model's probabilities on the test rows take seconds on a large upload,
+    and the ROC tab then opens at once."""
+    if dataset.task == "classification" and len(dataset.class_names) == 2:
+        prefetch(_roc(dataset, key, entries))
 
 
 def _leaves(mean: float) -> str:

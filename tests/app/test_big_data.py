@@ -585,3 +585,20 @@ def test_the_error_tab_of_adaboost_takes_the_work_done_in_the_background(monkeyp
     assert sorted(work[len(ahead):], key=str) == [("tree", 1), ("tree", None)]
     names = [t["name"] for t in json.loads(at.get("plotly_chart")[0].proto.spec)["data"]]
     assert any(n.startswith("a full-depth tree: ") for n in names)
+
+
+def test_the_roc_tab_takes_the_curves_made_in_the_background(monkeypatch):
+    """Once the Compare page has fitted its models, their ROC curves (each model's
+    probabilities on the test rows) are made ahead; the ROC tab then scores nothing."""
+    from viz import compare_figures as cf
+
+    assert fitting.prefetch_idle(timeout=60)  # an earlier page's prefetch: not counted
+    made, original = [], cf.roc_table
+    monkeypatch.setattr(cf, "roc_table",
+                        lambda entries, *args: made.append(len(entries)) or original(entries, *args))
+    query = dict(data="two_moons", seed="921", cmp_models=["Naive Bayes", "Decision tree"])
+    ahead, at = _ahead_then_opened("app_pages/compare.py", query, dict(cmp_view="ROC curves"),
+                                   made)
+    assert ahead == made == [2]
+    names = [t["name"] for t in json.loads(at.get("plotly_chart")[0].proto.spec)["data"]]
+    assert len(names) == 3 and all("AUC" in n for n in names)
