@@ -5,9 +5,8 @@ import pytest
 
 from engine.data import Dataset, load_sample
 from engine.inspection import split_candidates
-from engine.tree import DecisionTreeClassifier, DecisionTreeRegressor
+from engine.tree import DecisionTreeClassifier, DecisionTreeRegressor, plurality
 from engine.tree._prune import choose_ccp_alpha_cv
-from engine.tree import plurality
 from viz import tree_figures as tf
 from viz.style import PALETTE, Style
 
