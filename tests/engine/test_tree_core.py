@@ -494,6 +494,30 @@ def test_radix_pays_answers_once_per_question():
     assert sorting.radix_pays("order", 2) is answers["order", 2]
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_presorted_orders_are_numpys_stable_argsort(seed):
+    """Columns with few ties (sorted by rank), mostly one value (sorted as floats), with
+    NaN (last, in row order), -0.0 beside 0.0, more than 65,536 distinct values (ranks
+    wider than 16 bits) and bin codes: each the order of a stable sort, ties in row order."""
+    from engine.tree._binning import _few_ties, _presorted
+
+    rng = np.random.default_rng(seed)
+    n = 70_000 if seed == 0 else 3_000
+    columns = np.stack([
+        rng.normal(size=n),                                   # no ties
+        rng.normal(size=n).round(2 + seed % 2),               # a few ties
+        np.where(rng.random(n) < 0.8, 0.0, rng.random(n)),    # mostly one value
+        np.where(rng.random(n) < 0.1, np.nan, rng.normal(size=n)),
+        np.where(rng.random(n) < 0.5, -0.0, rng.normal(size=n).round(1)),
+    ])
+    columns[1, rng.random(n) < 0.05] = np.nan
+    codes = [None, None, None, None, rng.integers(0, 9, size=n)]
+    expected = np.argsort(columns, axis=1, kind="stable")
+    expected[4] = np.argsort(codes[4], kind="stable")
+    assert np.array_equal(_presorted(columns, codes), expected)
+    assert _few_ties(columns[0]) and not _few_ties(columns[2])
+
+
 @pytest.mark.parametrize("k", [0, 1, 2, 5])
 def test_sum_columns_adds_a_rows_columns_as_numpy_does(k):
     """Column by column, left to right: the same floats as numpy's sum along a short row."""
