@@ -3,8 +3,9 @@
 Every control's key starts with ``rf_`` and is bound to the URL query parameter of the
 same name. Forests are cached by (dataset content hash, parameters) with
 ``st.cache_resource`` (the same object comes back, never re-pickled); everything derived
-from them (curves, importances, the m sweep, boundary grids) by ``st.cache_data`` under
-the same key, and only when the tab that shows it is open.
+from them (the pass over the trees on the test rows, importances, the m sweep, boundary
+grids) once under the same key by ``fitting.compute_once`` or ``fit_once``, when a tab
+asks for it or ahead of it (:func:`prefetch_views`).
 """
 from __future__ import annotations
 
