@@ -22,7 +22,7 @@ from engine.inspection import split_candidates
 from engine.persist import model_to_json
 from engine.tree import DecisionTreeClassifier, HandSplit, path_of
 from engine.tree._criteria import FLOAT_NOISE, tie_floor
-from viz.tree_dot import tree_to_dot
+from viz.tree_dot import count_text, tree_to_dot
 
 from . import state, url
 from . import tree_diagram as td
@@ -138,8 +138,7 @@ def _hand_tree(dataset: Dataset, features: list[str], settings: dict, text: str)
 def _leaf_title(model, leaf: int) -> str:
     tree = model.tree_
     counts = tree.value[leaf]
-    mix = " · ".join(f"{c}: {n:,.0f}" if float(n).is_integer() else f"{c}: {n:,.4g}"
-                     for c, n in zip(model.classes_, counts, strict=True) if n)
+    mix = " · ".join(f"{c}: {count_text(n)}" for c, n in zip(model.classes_, counts, strict=True) if n)
     return (f"node {leaf} · depth {int(tree.depth[leaf])} · "
             f"{int(tree.n_node_samples[leaf]):,} rows ({mix})")
 

@@ -142,10 +142,16 @@ def _count_bar(counts: np.ndarray, style: Style) -> str:
             f'WIDTH="{bar_width}" HEIGHT="{height}"><TR>{cells}</TR></TABLE>')
 
 
+def count_text(n: float) -> str:
+    """A class count as people read it: a whole number with thousands separators
+    (3,450), a weighted count to four significant digits."""
+    return f"{n:,.0f}" if float(n).is_integer() else f"{n:,.4g}"
+
+
 def _counts_rows(counts: np.ndarray, names: TreeNames) -> list[str]:
     """Class counts: "No: 6 · Yes: 6" for two classes, one line per class for three (a
     node is then half as wide, so more of a tree fits the screen), "[…]" for more."""
-    as_int = [f"{c:g}" for c in counts]
+    as_int = [count_text(c) for c in counts]
     if names.classes is None or len(counts) > MAX_NAMED_CLASSES:
         return ["[" + value_list(as_int, MAX_LISTED_COUNTS) + "]"]
     named = [f"{_e(c)}: {n}" for n, c in zip(as_int, names.classes, strict=True)]

@@ -12,6 +12,7 @@ from viz.style import PALETTE, Style
 from viz.tree_dot import (
     HIGHLIGHT,
     chart_css,
+    count_text,
     default_display_depth,
     node_title,
     tint,
@@ -347,3 +348,13 @@ def test_edge_labels_clear_the_other_edges_and_labels(style):
             assert j == i or not inside.any(), (i, j)
         for k, (a0, a1, b0, b1) in boxes:
             assert k == i or a1 <= x0 or x1 <= a0 or b1 <= y0 or y1 <= b0, (i, k)
+
+
+def test_class_counts_group_thousands_and_weighted_counts_keep_four_digits():
+    """A node of a large upload reads "no: 75,002 · yes: 1,250,000", not 75002 and
+    1.25e+06; a weighted count keeps four significant digits."""
+    tree = DecisionTreeClassifier(max_depth=1).fit(np.array([[0.0], [1.0]]), ["no", "yes"],
+                                                   sample_weight=[75_002, 1_250_000])
+    dot = tree_to_dot(tree)
+    assert "no: 75,002 · yes: 1,250,000" in dot
+    assert count_text(2.5) == "2.5" and count_text(1234.5678) == "1,235"
