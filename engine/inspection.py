@@ -187,19 +187,23 @@ def split_candidates(
 # --------------------------------------------------------------------------- ensembles
 
 
-def _class_codes(model, y) -> np.ndarray:
-    """``y`` as codes into ``model.classes_`` (labels it was not fitted on refused)."""
+def _class_codes(model, y, unseen_as_error: bool = False) -> np.ndarray:
+    """``y`` as codes into ``model.classes_``. A label the model was not fitted on is
+    refused, or with ``unseen_as_error`` coded -1, which no predicted class equals."""
     codes = pd.Index(model.classes_).get_indexer(pd.Series(np.asarray(y, dtype=object)))
-    if (codes < 0).any():
+    if not unseen_as_error and (codes < 0).any():
         raise ValueError(
             f"y holds labels the model was not fitted on; its classes are {list(model.classes_)}."
         )
     return codes
 
 
-def _target(model, y) -> np.ndarray:
+def target_codes(model, y, unseen_as_error: bool = False) -> np.ndarray:
+    """What a model's predictions are scored against: a classifier's labels as their
+    places in ``classes_`` (see :func:`_class_codes` for labels it was not fitted on),
+    a regressor's target as floats."""
     if getattr(model, "_estimator_type", None) == "classifier":
-        return _class_codes(model, y)
+        return _class_codes(model, y, unseen_as_error)
     return np.asarray(y, dtype=np.float64)
 
 
@@ -249,7 +253,7 @@ def oob_error_curve(forest, X=None, y=None) -> np.ndarray:
             raise ValueError("Fit with oob_score=True, or pass the training data: "
                              "oob_error_curve(forest, X_train, y_train).")
         return forest.oob_error_curve_
-    target = _target(forest, y)
+    target = target_codes(forest, y)
     if len(target) != forest.inbag_counts_.shape[1]:
         raise ValueError("X, y must be the rows the forest was fitted on (OOB is per training row).")
     curve, _, _ = oob_pass(forest, forest.output_chunks(X), target)
@@ -302,7 +306,7 @@ def staged_errors(model, X, y) -> StagedErrors:
     """:func:`staged_error_curve` and, from the same pass, the whole model's prediction
     (the last stage), so a page that draws the curve need not walk the trees again; for
     a forest also :func:`tree_correlation`."""
-    target = _target(model, y)
+    target = target_codes(model, y)
     classifier = getattr(model, "_estimator_type", None) == "classifier"
     if hasattr(model, "output_chunks"):  # a chunk of rows at a time: errors add up over rows
         errors, last, moments = None, [], _TreeMoments()
@@ -452,7 +456,7 @@ def oob_permutation_importance(forest, X, y, *, random_state=None, n_jobs=None,
     _require_bagged(forest)
     if not hasattr(forest, "estimators_") or not forest._all_trees:
         raise ValueError("oob_permutation_importance needs trees as members.")
-    X_enc, target = forest._encode(X), _target(forest, y)
+    X_enc, target = forest._encode(X), target_codes(forest, y)
     if len(target) != forest.inbag_counts_.shape[1]:
         raise ValueError("X, y must be the rows the forest was fitted on (OOB is per training row).")
     seeds = draw_seeds(random_state, len(forest.estimators_))[:, 0]

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from engine.inspection import grid_axis, grid_output
+from engine.inspection import grid_axis, grid_output, target_codes
 from engine.tree import plurality
 from engine.tree._criteria import entropy, gini, misclassification
 
@@ -253,7 +253,7 @@ def depth_curve(model, X_train, y_train, X_test, y_test) -> pd.DataFrame:
     deeper than the cut (one step a depth, not one walk of every row a depth).
     """
     tree = model.tree_
-    truths = [_truth(model, y) for y in (y_train, y_test)]
+    truths = [target_codes(model, y, unseen_as_error=True) for y in (y_train, y_test)]
     nodes = [tree.apply(model.encoder_.transform(X)) for X in (X_train, X_test)]
     leaf = tree.children_left < 0
     rows = []
@@ -268,18 +268,9 @@ def depth_curve(model, X_train, y_train, X_test, y_test) -> pd.DataFrame:
     return pd.DataFrame(rows[::-1])
 
 
-def _truth(model, y) -> np.ndarray:
-    """What :func:`_error` compares with: a classifier's labels as their places in
-    ``classes_`` (-1 for a label it was not fitted on: always an error), else the
-    target as floats. Made once, not at every depth."""
-    if getattr(model, "_estimator_type", None) == "classifier":
-        return pd.Index(model.classes_).get_indexer(pd.Series(np.asarray(y, dtype=object)))
-    return np.asarray(y, dtype=np.float64)
-
-
 def _error(model, value: np.ndarray, truth: np.ndarray) -> float:
     """Misclassification rate or mean squared error of the leaf values ``value`` against
-    ``truth`` (:func:`_truth`)."""
+    ``truth`` (:func:`engine.inspection.target_codes`)."""
     if not len(truth):
         return float("nan")
     if getattr(model, "_estimator_type", None) == "classifier":

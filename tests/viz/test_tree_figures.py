@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 from engine.data import Dataset, load_sample
-from engine.inspection import split_candidates
+from engine.inspection import split_candidates, target_codes
 from engine.tree import DecisionTreeClassifier, DecisionTreeRegressor, plurality
 from engine.tree._prune import choose_ccp_alpha_cv
 from viz import tree_figures as tf
@@ -109,6 +109,20 @@ def test_depth_curve_is_every_cut_tree_scored(sample, target):
                      else np.mean((y.astype(float) - value[:, 0]) ** 2))
             assert curve[split].iloc[depth] == pytest.approx(error, rel=1e-12), (depth, split)
         assert curve["n_leaves"].iloc[depth] == sub.n_leaves
+
+
+def test_depth_curve_counts_a_test_label_the_tree_never_saw_as_an_error():
+    """A class absent from the training rows (a rare class in a small table) is wrong at
+    every depth, where scoring a forest against such labels refuses them."""
+    X = pd.DataFrame({"x": np.arange(12.0)})
+    y_train = pd.Series(["a"] * 6 + ["b"] * 6)
+    model = DecisionTreeClassifier(random_state=0).fit(X, y_train)
+    X_test, y_test = pd.DataFrame({"x": [1.0, 2.0, 9.0, 10.0]}), pd.Series(["a", "c", "b", "c"])
+    curve = tf.depth_curve(model, X, y_train, X_test, y_test)
+    assert curve["test"].tolist() == [0.75, 0.5]  # the root says "a"; depth 1 gets a and b right
+    np.testing.assert_array_equal(target_codes(model, y_test, unseen_as_error=True), [0, -1, 1, -1])
+    with pytest.raises(ValueError, match="not fitted on"):
+        target_codes(model, y_test)
 
 
 def test_ccp_figure_marks_the_cross_validated_choice(iris):
