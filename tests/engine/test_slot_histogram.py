@@ -120,3 +120,31 @@ def test_slots_are_the_sums_of_their_rows_counted_one_by_one(dense):
     np.testing.assert_allclose(hist.fill(binned, stat), total, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(hist.fill_classes(binned, weight, codes, K), classes,
                                rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("m", [1, 2, 3, 5, 8, 9, 13])
+def test_a_level_s_entries_come_node_after_node_in_bin_order(m, monkeypatch):
+    """Taken node by node (a pass each, few nodes) or sorted by node (more), a level's
+    entries are each node's, in the order of the binned entries, nodes in order; rows
+    that left the level bring none."""
+    from engine.tree import _search_binned
+
+    rng = np.random.default_rng(m)
+    n, p = 300, 3
+    X = rng.normal(size=(n, p)).round(2)  # many values (and some ties): entries, not slots
+    binned = BinnedX.from_prepared(prepare_features(X, np.zeros(p, dtype=np.intp), None))
+    rows = np.flatnonzero(rng.random(n) < (1.0 if m == 2 else 0.8))  # (every row: no sift)
+    lnode = rng.integers(0, m, len(rows))
+    node_of_row = np.full(n, -1)
+    node_of_row[rows] = lnode
+    nd = node_of_row[binned.ent_row]
+    expected = np.concatenate([np.flatnonzero(nd == j) for j in range(m)])
+    found = []
+    for by_passes in (0, 100):
+        monkeypatch.setattr(_search_binned, "NODES_BY_PASSES", by_passes)
+        geo = _search_binned._geometry(binned, rows, lnode, m, n, np.bincount(lnode, minlength=m))
+        assert geo.hist is None  # entries
+        found.append(geo)
+        np.testing.assert_array_equal(geo.sel, expected)
+    np.testing.assert_array_equal(found[0].cut, found[1].cut)
+    np.testing.assert_array_equal(found[0].erow, binned.ent_row[expected])
