@@ -294,6 +294,7 @@ def _split_level(prep, crit, record, totals, open_, rows, node, search: Search, 
         min_gain=_min_gain(crit, record.impurity[open_ids]), used=used[open_ids],
         data_rows=prep.in_source(rows), value=record.value[open_ids],
         parent=None if searched_above is None else searched_above[record.parent[open_ids]],
+        tree=grow.tree_of_node[open_ids],
     )
     allowed, skipped = None, level.used
     if grow.draws:

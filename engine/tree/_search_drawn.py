@@ -31,9 +31,26 @@ def search(inp: NumericInput, features: np.ndarray, allowed: np.ndarray) -> Cand
 
 
 def drawn_numeric_candidates(crit, level, values, rank, columns, allowed, min_leaf) -> Candidates:
-    """Candidates ``x <= t`` of the numeric (node, feature) pairs a forest drew, a
-    group of columns at a time (at most :data:`DRAWN_CHUNK_ENTRIES` entries a group,
-    or one column). Returned ``feature`` indexes ``columns``."""
+    """Candidates ``x <= t`` of the numeric (node, feature) pairs a forest drew, at most
+    :data:`DRAWN_CHUNK_ENTRIES` entries at a time: a part of the stack's trees at a time
+    (:meth:`._splitter.Level.by_trees`), and in a tree that alone holds more, a group of
+    columns at a time (or one column). Returned ``feature`` indexes ``columns``.
+
+    Whole trees come first: a part's nodes all draw as many columns (but for the few
+    with fewer that vary), which :class:`DrawnEntries` lays out by copies, where a group
+    of columns leaves most slots partly empty and needs a gather an entry."""
+    parts = []
+    for first, part in level.by_trees(allowed.sum(axis=1), DRAWN_CHUNK_ENTRIES):
+        found = _column_groups(crit, part, values, rank, columns,
+                               allowed[first:first + part.n_nodes], min_leaf)
+        found.node += first
+        parts.append(found)
+    return parts[0] if len(parts) == 1 else Candidates.concat(parts)
+
+
+def _column_groups(crit, level, values, rank, columns, allowed, min_leaf) -> Candidates:
+    """:func:`drawn_numeric_candidates` of one part, a group of columns at a time (at most
+    :data:`DRAWN_CHUNK_ENTRIES` entries a group, or one column)."""
     entries = np.bincount(level.node, minlength=level.n_nodes) @ allowed
     if entries.sum() <= DRAWN_CHUNK_ENTRIES:
         return _drawn_chunk(crit, level, values, rank, columns, allowed, min_leaf)

@@ -79,10 +79,50 @@ class Level:
     value: np.ndarray | None = None   # (m, k) each node's value: class weights, or its mean
     parent: np.ndarray | None = None  # (m,) each node's parent among the nodes searched at
                                       # the level above (-1: it was not); None at the roots
+    tree: np.ndarray | None = None    # (m,) in a stack of trees grown together, each node's
+                                      # tree, ascending; the rows then come tree after tree
 
     @property
     def n_nodes(self) -> int:
         return len(self.totals)
+
+    def by_trees(self, per_row: np.ndarray, limit: float) -> list[tuple[int, Level]]:
+        """The level cut into parts of whole trees, each part the first trees left whose
+        load is at most ``limit`` (or one tree, if its own load is more), a node's load
+        being its rows times ``per_row`` (m,). Each part as (its first node, a level of
+        its own, nodes counted from that one). One part when all fit, or when the trees
+        are not known (``tree`` None).
+
+        A part's rows are a slice of the level's: the builder keeps the rows tree after
+        tree and numbers the nodes tree after tree."""
+        m = self.n_nodes
+        if self.tree is None or not m or self.tree[0] == self.tree[-1]:
+            return [(0, self)]
+        count = np.bincount(self.node, minlength=m)
+        load = np.cumsum(count * per_row)
+        if load[-1] <= limit:
+            return [(0, self)]
+        tree_end = np.append(np.flatnonzero(self.tree[1:] != self.tree[:-1]) + 1, m)  # nodes
+        end_load = load[tree_end - 1]
+        ends, at = [], 0  # the parts' ends, in trees
+        while at < len(tree_end):
+            base = end_load[at - 1] if at else 0
+            at = max(at + 1, int(np.searchsorted(end_load, base + limit, side="right")))
+            ends.append(at)
+        node_end = tree_end[np.array(ends) - 1]
+        row_end = np.cumsum(count)[node_end - 1]
+        parts, n0, r0 = [], 0, 0
+        for n1, r1 in zip(node_end.tolist(), row_end.tolist(), strict=True):
+            nodes = slice(n0, n1)
+            parts.append((n0, Level(
+                rows=self.rows[r0:r1], node=self.node[r0:r1] - n0, totals=self.totals[nodes],
+                impurity=self.impurity[nodes], min_gain=self.min_gain[nodes],
+                used=self.used[nodes], data_rows=self.data_rows[r0:r1],
+                value=None if self.value is None else self.value[nodes],
+                parent=None if self.parent is None else self.parent[nodes],
+                tree=self.tree[nodes])))
+            n0, r0 = n1, r1
+        return parts
 
 
 @dataclass(frozen=True)

@@ -408,6 +408,44 @@ def test_one_drawn_feature_on_mixed_columns_with_gaps_matches_a_full_search_of_t
         np.testing.assert_array_equal(drawn.tree_.feature, alone.tree_.feature)
 
 
+@pytest.mark.parametrize("limit", [1, 40, 150, 10**6])
+def test_a_level_cut_by_trees_gives_each_part_whole_trees_within_the_limit(limit):
+    """Parts of whole trees, in order, their rows a slice of the level's; each holds the
+    first trees left that fit ``limit`` (one tree alone if it does not fit)."""
+    rng = np.random.default_rng(limit)
+    tree = np.repeat(np.arange(7), rng.integers(1, 5, 7))  # each tree's nodes, tree after tree
+    m, p = len(tree), 5
+    count = rng.integers(1, 9, m)
+    node = np.concatenate([rng.permutation(np.repeat(np.flatnonzero(tree == t), count[tree == t]))
+                           for t in range(7)])  # rows tree after tree, a tree's nodes mixed
+    rows = np.arange(len(node)) * 3
+    per_row = rng.integers(1, 4, m)
+    level = splitter.Level(rows, node, rng.random((m, 2)), rng.random(m), rng.random(m),
+                           rng.random((m, p)) < 0.3, rows + 1, rng.random((m, 2)),
+                           rng.integers(-1, 4, m), tree)
+    parts = level.by_trees(per_row, limit)
+    assert [first for first, _ in parts] == np.cumsum([0] + [p.n_nodes for _, p in parts[:-1]]).tolist()
+    np.testing.assert_array_equal(np.concatenate([part.rows for _, part in parts]), rows)
+    load = np.bincount(tree, weights=count * per_row)
+    trees_done = 0
+    for first, part in parts:
+        nodes = slice(first, first + part.n_nodes)
+        np.testing.assert_array_equal(part.node + first, node[np.isin(rows, part.rows)])
+        np.testing.assert_array_equal(part.data_rows, part.rows + 1)
+        for name in ("totals", "impurity", "min_gain", "used", "value", "parent", "tree"):
+            np.testing.assert_array_equal(getattr(part, name), getattr(level, name)[nodes])
+        trees = np.unique(part.tree)
+        assert trees.tolist() == list(range(trees_done, trees_done + len(trees)))  # whole, in order
+        assert np.isin(tree, trees).sum() == part.n_nodes
+        held = load[trees].sum()
+        assert held <= limit or len(trees) == 1
+        if trees[-1] + 1 < len(load):  # the next tree would not have fitted
+            assert held + load[trees[-1] + 1] > limit
+        trees_done += len(trees)
+    assert trees_done == 7
+    assert len(parts) == 1 or limit < load.sum()
+
+
 @pytest.mark.parametrize("low", [0, 3])  # some node draws nothing (row-major) / all 3 or 4
 def test_drawn_entries_pair_every_row_with_its_nodes_draws_in_row_order(low):
     """Each run (slot, node) holds one drawn column and that node's rows in row order;
