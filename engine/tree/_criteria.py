@@ -201,6 +201,7 @@ class ClassificationCriterion:
         top = int(sample_weight.max(initial=0)) if whole else 0
         self.int_weight = (sample_weight.astype(np.min_scalar_type(top) if top < 2**32 else np.int64)
                            if whole else None)
+        self.weight_top = top  # the largest whole-number weight: it bounds the running sums
         self.codes = y.astype(np.int16 if n_classes < 2**15 else np.intp)
         #: (prepared features, ``code * n_classes + class`` per row): made by the histogram
         #: search on first use in this fit (:func:`._search_histogram._coded_classes`).

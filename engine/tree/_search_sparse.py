@@ -11,6 +11,7 @@ import numpy as np
 from . import _search_sorted
 from ._search_drawn import drawn_runs
 from ._search_sorted import (
+    RunningSums,
     class_changes_at,
     class_sums,
     running_sums,
@@ -24,7 +25,6 @@ from ._splitter import (
     missing_only_candidates,
     near_best,
     score_binary,
-    sum_columns,
 )
 
 
@@ -61,21 +61,17 @@ def sparse_numeric_candidates(crit, level, mode, entries, allowed=None) -> Candi
         runs = entries.level_runs(crit, level, allowed)
     else:
         runs = _listed_runs(crit, level, mode, entries, allowed)
-    codes, cums, weight, start, count = runs.codes, runs.cums, runs.weight, runs.start, runs.count
+    codes, sums, start, count = runs.codes, runs.sums, runs.start, runs.count
     n_present, below, run_node, run_column = runs.n_present, runs.below, runs.run_node, runs.run_column
     n_runs = len(run_node)
     any_missing = bool((n_present < count).any())
     mode_of_run = gather(mode, run_column)
-    # Class counts along the runs (the last class is the rest of the weight, ``cums``),
-    # and the common value's group in each run: the node's totals minus the entries'.
+    # The common value's group in each run: the node's totals minus the entries'.
     node_totals = np.take(level.totals, run_node, axis=0)
-    common = node_totals.copy()
-    for q, cum in enumerate(cums):
-        common[:, q] -= cum[start + count] - cum[start]
-    common[:, -1] -= count
-    common_weight = (common[:, -1] if weight is None
-                     else crit.weight(node_totals) - (weight[start + count] - weight[start]))
-    common[:, -2] = common_weight - sum_columns(common[:, :-2])
+    entries = np.empty_like(node_totals)
+    entries[:, -1] = count
+    sums.between(start, start + count, entries)
+    common = node_totals - entries
     has_common = common[:, -1] > 0
 
     cut = runs.cut
@@ -104,16 +100,8 @@ def sparse_numeric_candidates(crit, level, mode, entries, allowed=None) -> Candi
     left[:, -1] = n_left
     present_tot[:, -1] = n_present
     first = start[group_c]
-    for q, cum in enumerate(cums):
-        left[:, q] = gather(cum, first + n_left) - gather(cum, first)
-        present_tot[:, q] = cum[start + n_present] - cum[start]
-    if weight is None:  # unit weights: the weight is the row count
-        left_weight, present_weight = left[:, -1], present_tot[:, -1]
-    else:
-        left_weight = gather(weight, first + n_left) - gather(weight, first)
-        present_weight = weight[start + n_present] - weight[start]
-    left[:, -2] = left_weight - sum_columns(left[:, :-2])
-    present_tot[:, -2] = present_weight - sum_columns(present_tot[:, :-2])
+    sums.between(first, first + n_left, left)
+    sums.between(start, start + n_present, present_tot)
     left += np.take(common, group_c, axis=0) * with_common[:, None]
     present_tot += common
     nan_tot = node_totals - present_tot
@@ -151,8 +139,7 @@ class _SparseRuns:
     reads of them."""
 
     codes: np.ndarray       # (E,) each entry's class
-    cums: list              # (E + 1,) running class sums, as :func:`._search_sorted.running_sums`
-    weight: np.ndarray | None  # (E + 1,) running weight, as :func:`._search_sorted.running_sums`
+    sums: RunningSums       # the statistics' sums over any range of entries
     start: np.ndarray       # (R,) each run's first entry
     count: np.ndarray       # (R,) its entries
     n_present: np.ndarray   # (R,) those with a value
@@ -200,7 +187,7 @@ def _listed_runs(crit, level, mode, entries, allowed) -> _SparseRuns:
         # the kept entries first (in order: a streaming read), then their few in run order
         row, v = gather(gather(e_row, kept), by_run), gather(gather(e_v, kept), by_run)
     codes = gather(crit.codes, row)
-    cums, weight = running_sums(crit, row, codes)
+    sums = running_sums(crit, row, codes)
     count = np.bincount(group, minlength=n_runs)
     start = np.cumsum(count) - count
     missing_v = np.isnan(v)
@@ -209,7 +196,7 @@ def _listed_runs(crit, level, mode, entries, allowed) -> _SparseRuns:
                         minlength=n_runs)
     same_run = group[:-1] == group[1:]
     new_value = v[1:] != v[:-1]
-    return _SparseRuns(codes, cums, weight, start, count, n_present, below,
+    return _SparseRuns(codes, sums, start, count, n_present, below,
                        ~same_run | new_value, same_run & ~missing_v[1:] & new_value,
                        run_node, run_column, lambda pos: gather(group, pos),
                        lambda pos: gather(v, pos))
@@ -302,7 +289,7 @@ class SparseBits:
             w = None if w is None else gather(w, by_run)
             codes = order & (1 << class_bits) - 1
             run_rank = run << rank_bits | order >> class_bits
-        cums, weight = class_sums(codes, w, crit.n_classes, 1 << weight_bits)
+        sums = class_sums(codes, w, crit.n_classes, 1 << weight_bits)
         # The runs' bounds from the sorted (run, rank): where each run starts, where its
         # missing values start, and where its common value would stand.
         first = np.arange(len(run_node), dtype=run_rank.dtype) << rank_bits
@@ -332,5 +319,5 @@ class SparseBits:
             at = gather(run_rank, pos)
             return gather(by_rank, gather(rank_start, gather(run_column, at >> rank_bits)) + (at & rank_mask))
 
-        return _SparseRuns(codes, cums, weight, start, count, n_present, below, group_end, cut,
+        return _SparseRuns(codes, sums, start, count, n_present, below, group_end, cut,
                            run_node, run_column, run_at, value_at)

@@ -629,6 +629,29 @@ def test_class_changes_read_off_class_ordered_groups(seed):
     np.testing.assert_array_equal(found, expected)
 
 
+@pytest.mark.parametrize("n_classes", [2, 3, 5])
+@pytest.mark.parametrize("top", [1, 7, 2**40])  # unit weights, bootstrap counts, too wide to pack
+def test_running_class_sums_are_each_range_s_class_weights(n_classes, top):
+    """Whatever the running sums (one a class, or every class packed in one integer),
+    the sums over a range are its entries' class weights, summed one by one."""
+    rng = np.random.default_rng(n_classes * 100 + top % 97)
+    n = 500
+    codes = rng.integers(0, n_classes, n).astype(np.int16)
+    w = None if top == 1 else rng.integers(0, top, n, endpoint=True)
+    sums = search_sorted.class_sums(codes, w, n_classes, top)
+    assert bool(sums.n_packed) == (n_classes > 2 and top < 2**40)  # packed where they fit
+    lo = rng.integers(0, n, 300)
+    hi = np.minimum(n, lo + rng.integers(0, 60, 300))
+    out = np.empty((300, n_classes + 1))
+    out[:, -1] = hi - lo
+    sums.between(lo, hi, out)
+    weight = np.ones(n, dtype=np.int64) if w is None else w
+    expected = np.array([[weight[a:b][codes[a:b] == q].sum() for q in range(n_classes)]
+                         for a, b in zip(lo, hi, strict=True)])
+    np.testing.assert_array_equal(out[:, :-1], expected)
+    np.testing.assert_array_equal(out[:, -1], hi - lo)
+
+
 def test_sparse_search_is_kept_to_whole_weights_and_single_row_leaves():
     import engine.tree._search_exact as exact
     from engine.tree._binning import prepare_features
