@@ -558,8 +558,9 @@ class _Geometry:
 
 
 #: Up to this many nodes, a level's entries are taken node by node, a pass over them
-#: each (compare and ``flatnonzero``), rather than sorted by node: 2 to 3 times faster at
-#: two to four nodes, even at eight (bench/README.md). The order is the same.
+#: each (compare and ``flatnonzero``), rather than sorted by node: m passes cost less
+#: than the radix sort's while m is small (where they break even: bench/README.md).
+#: The order is the same.
 NODES_BY_PASSES = 8
 
 

@@ -168,9 +168,8 @@ def class_sums(codes, w, n_classes, top) -> RunningSums:
     it is the row count (unit weights); the second class is the rest. More: every
     class's sums side by side in one int64 where they fit, class ``q`` in bits ``q·b``
     and up, ``b`` the bits of the largest possible sum (``len(codes) · top``), so that no
-    field carries into the next: one running sum for all (three classes: a tree's or a
-    forest's fit 6 % faster than with one int32 sum a class, bench/README.md), else one a
-    class but the last, which is the weight minus the others."""
+    field carries into the next: one running sum for all, read back by shifts and
+    masks; else one a class but the last, which is the weight minus the others."""
     field = (len(codes) * top).bit_length()
     if n_classes > 2 and n_classes * field <= 63:
         unit = np.int64(1) << np.arange(n_classes, dtype=np.int64) * field
