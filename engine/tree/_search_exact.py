@@ -8,7 +8,8 @@ by category:
 
 * features mostly of one value, through their other values (:mod:`._search_sparse`),
   when at most :data:`SPARSE_SHARE` of the rows are off that value; a forest reads those
-  rows off bits (:data:`BITS_SPARSE_SHARE`, :data:`BITS_DENSE_SHARE`);
+  rows off bits (:data:`BITS_SPARSE_SHARE`, :data:`BITS_FEW_VALUED_SHARE`,
+  :data:`BITS_DENSE_SHARE`);
 * few-valued features by histogram (:mod:`._search_histogram`) while the level's
   (node, value) slots are at most :data:`HISTOGRAM_SLOTS_PER_ROW` per row;
 * a forest's drawn features by sorting the drawn pairs' rows (:mod:`._search_drawn`);
@@ -114,19 +115,26 @@ BITS_SPARSE_SHARE = 0.95
 #: share of the numeric features: a level then runs one search, not two. Where most
 #: features are such, their own search (rows laid out by draw slot) is the cheaper one.
 BITS_DENSE_SHARE = 1 / 8
+#: A few-valued feature (``prep.coded``) goes to the bits only with at most this share of
+#: its rows off its common value: above it, a level counts its rows into (node, value)
+#: histograms while the slots are few (:mod:`._search_histogram`), with no sort at all.
+BITS_FEW_VALUED_SHARE = 0.5
 
 
 def _forest_entries(prep: PreparedFeatures, crit, params: GrowParams, sparse: np.ndarray):
     """A forest's sparse search: read off the rows' bits where every feature ``sparse``
     (:func:`_sparse_features`) has one (then with more features, see
-    :data:`BITS_SPARSE_SHARE` and :data:`BITS_DENSE_SHARE`), else listed entries; None
+    :data:`BITS_SPARSE_SHARE`, :data:`BITS_FEW_VALUED_SHARE` and :data:`BITS_DENSE_SHARE`),
+    else listed entries; None
     when no feature is searched sparsely."""
     if _counts_searchable(crit, params):
         source = prep.source
         has_bit = np.isin(source.numeric, source.off_common[1])
         if has_bit[sparse].all():
+            share = np.full(len(source.numeric), BITS_SPARSE_SHARE)
+            share[prep.coded] = min(BITS_SPARSE_SHARE, BITS_FEW_VALUED_SHARE)
             by_bits = np.flatnonzero(has_bit & (_off_common_counts(prep)
-                                                <= BITS_SPARSE_SHARE * source.values.shape[1]))
+                                                <= share * source.values.shape[1]))
             rest = np.setdiff1d(np.arange(len(source.numeric)), by_bits)
             if len(rest) > BITS_DENSE_SHARE * len(source.numeric) or len(by_bits) + len(rest) > 64:
                 rest = rest[:0]

@@ -59,3 +59,43 @@ def test_weighted_rows_are_counted_not_derived(monkeypatch):
                         lambda *args: calls.append(args) or None)
     DecisionTreeClassifier(random_state=0).fit(X, y, sample_weight=weight)
     assert calls == []
+
+
+def test_a_forest_counts_balanced_few_valued_features_by_histogram(monkeypatch):
+    """Few-valued features with most rows off their common value go to the histograms,
+    not the bits search (which keeps the mostly-zero ones), and the forest is the same
+    as when the bits search reads them too."""
+    import engine.tree._search_exact as exact
+    from engine.ensemble import RandomForestClassifier
+    from engine.tree import _search_sparse
+
+    rng = np.random.default_rng(3)
+    X, y = _few_valued(3_000, 4, 2, False, seed=3)
+    X //= 4  # 8 values each: about 7/8 of the rows off the common one
+    sparse = np.where(rng.random(len(y)) < 0.9, 0.0, rng.integers(1, 9, len(y)))
+    X = np.column_stack([X, sparse, rng.normal(size=len(y))])  # mostly 0; continuous
+    read = []  # per level: the columns the bits search read, the histogram's columns
+    bits_runs, histogram = _search_sparse.SparseBits.level_runs, _search_histogram.search
+    monkeypatch.setattr(_search_sparse.SparseBits, "level_runs",
+                        lambda self, crit, level, allowed: read.append(("bits", allowed.shape[1]))
+                        or bits_runs(self, crit, level, allowed))
+    monkeypatch.setattr(exact._search_histogram, "search",
+                        lambda inp, features, allowed=None: read.append(("histogram", len(features)))
+                        or histogram(inp, features, allowed))
+    grown = {}
+    for share in (exact.BITS_FEW_VALUED_SHARE, 1.0):  # as it is; every feature by bits
+        monkeypatch.setattr(exact, "BITS_FEW_VALUED_SHARE", share)
+        read.clear()
+        forest = RandomForestClassifier(n_estimators=8, max_features=2, random_state=0).fit(X, y)
+        grown[share] = [tree.tree_ for tree in forest.estimators_]
+        searched = {kind for kind, _ in read}
+        if share == 1.0:  # the few-valued columns read off the bits, none by histogram
+            assert searched == {"bits"} and max(n for _, n in read) == 5
+        else:  # the bits read the mostly-zero column alone; the histograms the others
+            assert {n for kind, n in read if kind == "bits"} == {1}
+            assert "histogram" in searched
+    ours, old = grown.values()
+    for a, b in zip(ours, old, strict=True):
+        for field in dataclasses.fields(a):
+            np.testing.assert_array_equal(getattr(a, field.name), getattr(b, field.name),
+                                          err_msg=field.name)
