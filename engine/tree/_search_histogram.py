@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._binning import PreparedFeatures, smallest_int
-from ._search_drawn import DrawnEntries
+from ._search_drawn import DRAWN_CHUNK_ENTRIES, DrawnEntries
 from ._slot_histogram import larger_siblings
 from ._splitter import (
     Candidates,
@@ -159,31 +159,49 @@ def _slot_histogram(crit, level, prep, coded, runs: _HistogramRuns):
 
         def per_pair(a):  # a row statistic, repeated for each of the row's pairs
             return np.repeat(a[level.rows], len(coded))
-    else:  # only the (row, feature) pairs whose node drew the feature
-        drawn = DrawnEntries.of(runs.allowed, level)
-        codes = prep.source.codes
-        n_nodes, n_codes = runs.pair_start.shape[1], codes.shape[1]  # flat indices
-        key = (gather(runs.pair_start.ravel(), drawn.column * n_nodes + drawn.node)
-               + gather(codes.ravel(), drawn.data_rows * n_codes + gather(coded, drawn.column)))
+    else:  # only the (row, feature) pairs whose node drew the feature, whole trees at a
+        # time (at most DRAWN_CHUNK_ENTRIES entries, as the drawn search): a node's slots
+        # are its own, so each slot's sum is made in one part, in the same order
+        n_rows, sums = None, None
+        for first, part in level.by_trees(runs.allowed.sum(axis=1), DRAWN_CHUNK_ENTRIES):
+            key, rows = _drawn_keys(prep, coded, runs, part, first)
+            part_sums, part_rows = _sums(crit, key, lambda a: gather(a, rows), n_slots)  # noqa: B023
+            n_rows = part_rows if n_rows is None else n_rows + part_rows
+            sums = part_sums if sums is None else sums + part_sums
+        return _kept_slots(runs, sums, n_rows)
+    return _kept_slots(runs, *_sums(crit, key, per_pair, n_slots))
 
-        def per_pair(a):
-            return gather(a, drawn.rows)
-    # Sums over every slot, then the occupied ones taken: cheaper than renumbering each
-    # entry's slot among the occupied ones first (a gather per entry, a pass per slot).
+
+def _drawn_keys(prep, coded, runs: _HistogramRuns, part, first: int):
+    """The slot of every drawn (row, feature) pair of ``part``, a level of its own whose
+    nodes are ``first`` on in ``runs``, and the row of each."""
+    drawn = DrawnEntries.of(runs.allowed[first:first + part.n_nodes], part)
+    codes = prep.source.codes
+    n_nodes, n_codes = runs.pair_start.shape[1], codes.shape[1]  # flat indices
+    key = (gather(runs.pair_start.ravel(), drawn.column * n_nodes + (drawn.node + first))
+           + gather(codes.ravel(), drawn.data_rows * n_codes + gather(coded, drawn.column)))
+    return key, drawn.rows
+
+
+def _sums(crit, key, per_pair, n_slots: int):
+    """Statistics (n_slots, n_stats - 1) and row counts (n_slots,) of every slot, from
+    each entry's slot ``key``; ``per_pair`` turns a per-row statistic into a per-entry one.
+
+    Sums over every slot, then the occupied ones taken: cheaper than renumbering each
+    entry's slot among the occupied ones first (a gather per entry, a pass per slot)."""
     if crit.unit_weight:  # class counts: one unweighted bincount
         k = crit.n_classes
         sums = np.bincount(key * k + per_pair(crit.codes), minlength=n_slots * k).reshape(n_slots, k)
-        n_rows = sum(sums[:, q] for q in range(k))  # column by column: no slow row sums
+        return sums, sum(sums[:, q] for q in range(k))  # column by column: no slow row sums
+    n_rows = np.bincount(key, minlength=n_slots)
+    if crit.codes is not None:  # weighted class counts: one bincount by (slot, class)
+        k = crit.n_classes
+        sums = np.bincount(key * k + per_pair(crit.codes), weights=per_pair(crit.row_weight),
+                           minlength=n_slots * k).reshape(n_slots, k)
     else:
-        n_rows = np.bincount(key, minlength=n_slots)
-        if crit.codes is not None:  # weighted class counts: one bincount by (slot, class)
-            k = crit.n_classes
-            sums = np.bincount(key * k + per_pair(crit.codes), weights=per_pair(crit.row_weight),
-                               minlength=n_slots * k).reshape(n_slots, k)
-        else:
-            sums = np.column_stack([np.bincount(key, weights=per_pair(column), minlength=n_slots)
-                                    for column in crit.stats_t])
-    return _kept_slots(runs, sums, n_rows)
+        sums = np.column_stack([np.bincount(key, weights=per_pair(column), minlength=n_slots)
+                                for column in crit.stats_t])
+    return sums, n_rows
 
 
 def forget(crit) -> None:

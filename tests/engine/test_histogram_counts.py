@@ -99,3 +99,32 @@ def test_a_forest_counts_balanced_few_valued_features_by_histogram(monkeypatch):
         for field in dataclasses.fields(a):
             np.testing.assert_array_equal(getattr(a, field.name), getattr(b, field.name),
                                           err_msg=field.name)
+
+
+def test_a_forest_level_counted_in_parts_of_whole_trees_is_the_same(monkeypatch):
+    """The drawn pairs' histograms summed a few trees at a time (each node's slots in one
+    part) give the trees grown from the whole level's at once, to the bit, with
+    fractional weights too."""
+    from engine.ensemble import RandomForestClassifier
+
+    X, y = _few_valued(2_000, 5, 3, True, seed=4)
+    X //= 6  # 5 values and missing ones
+    weight = np.random.default_rng(4).uniform(0.5, 2.0, len(y))
+    levels, parts = [], []
+    histogram, keys = _search_histogram._slot_histogram, _search_histogram._drawn_keys
+    monkeypatch.setattr(_search_histogram, "_slot_histogram",
+                        lambda *a: levels.append(1) or histogram(*a))
+    monkeypatch.setattr(_search_histogram, "_drawn_keys", lambda *a: parts.append(1) or keys(*a))
+    grown = []
+    for limit in (10**9, 500):  # the whole level at once; a few hundred entries a part
+        monkeypatch.setattr(_search_histogram, "DRAWN_CHUNK_ENTRIES", limit)
+        levels.clear()
+        parts.clear()
+        forest = RandomForestClassifier(n_estimators=6, max_features=2, random_state=1)
+        grown.append([t.tree_ for t in forest.fit(X, y, sample_weight=weight).estimators_])
+        assert len(levels) > 5
+        assert len(parts) == len(levels) if limit > 10**6 else len(parts) > 2 * len(levels)
+    for a, b in zip(*grown, strict=True):
+        for field in dataclasses.fields(a):
+            np.testing.assert_array_equal(getattr(a, field.name), getattr(b, field.name),
+                                          err_msg=field.name)
