@@ -109,6 +109,12 @@ class PreparedFeatures:
         return (codes[1:] != codes[:-1]).all(axis=0)
 
     @cached_property
+    def numeric_missing(self) -> np.ndarray:
+        """(n_numeric,) bool: whether each numeric feature has a missing value. A search
+        of features that have none skips looking for them."""
+        return np.isnan(self.numeric_values).any(axis=1)
+
+    @cached_property
     def off_common(self) -> tuple[np.ndarray, np.ndarray]:
         """Which rows hold something other than a feature's most common value, as bits.
 

@@ -27,14 +27,16 @@ def search(inp: NumericInput, features: np.ndarray, allowed: np.ndarray) -> Cand
     rows' source."""
     source = inp.prep.source
     return drawn_numeric_candidates(inp.crit, inp.level, source.numeric_values, source.rank,
-                                    features, allowed, inp.min_leaf)
+                                    features, allowed, inp.min_leaf, source.numeric_missing)
 
 
-def drawn_numeric_candidates(crit, level, values, rank, columns, allowed, min_leaf) -> Candidates:
+def drawn_numeric_candidates(crit, level, values, rank, columns, allowed, min_leaf,
+                             missing=None) -> Candidates:
     """Candidates ``x <= t`` of the numeric (node, feature) pairs a forest drew, at most
     :data:`DRAWN_CHUNK_ENTRIES` entries at a time: a part of the stack's trees at a time
     (:meth:`._splitter.Level.by_trees`), and in a tree that alone holds more, a group of
-    columns at a time (or one column). Returned ``feature`` indexes ``columns``.
+    columns at a time (or one column). ``missing`` (rows of ``values``), if given, says
+    which have missing values. Returned ``feature`` indexes ``columns``.
 
     Whole trees come first: a part's nodes all draw as many columns (but for the few
     with fewer that vary), which :class:`DrawnEntries` lays out by copies, where a group
@@ -42,32 +44,32 @@ def drawn_numeric_candidates(crit, level, values, rank, columns, allowed, min_le
     parts = []
     for first, part in level.by_trees(allowed.sum(axis=1), DRAWN_CHUNK_ENTRIES):
         found = _column_groups(crit, part, values, rank, columns,
-                               allowed[first:first + part.n_nodes], min_leaf)
+                               allowed[first:first + part.n_nodes], min_leaf, missing)
         found.node += first
         parts.append(found)
     return parts[0] if len(parts) == 1 else Candidates.concat(parts)
 
 
-def _column_groups(crit, level, values, rank, columns, allowed, min_leaf) -> Candidates:
+def _column_groups(crit, level, values, rank, columns, allowed, min_leaf, missing) -> Candidates:
     """:func:`drawn_numeric_candidates` of one part, a group of columns at a time (at most
     :data:`DRAWN_CHUNK_ENTRIES` entries a group, or one column)."""
     entries = np.bincount(level.node, minlength=level.n_nodes) @ allowed
     if entries.sum() <= DRAWN_CHUNK_ENTRIES:
-        return _drawn_chunk(crit, level, values, rank, columns, allowed, min_leaf)
+        return _drawn_chunk(crit, level, values, rank, columns, allowed, min_leaf, missing)
     parts, lo = [], 0
     while lo < len(columns):
         hi = lo + max(1, int(np.searchsorted(np.cumsum(entries[lo:]), DRAWN_CHUNK_ENTRIES,
                                              side="right")))
         if entries[lo:hi].any():
             part = _drawn_chunk(crit, level, values, rank, columns[lo:hi], allowed[:, lo:hi],
-                                min_leaf)
+                                min_leaf, missing)
             part.feature += lo
             parts.append(part)
         lo = hi
     return Candidates.concat(parts)
 
 
-def _drawn_chunk(crit, level, values, rank, columns, allowed, min_leaf) -> Candidates:
+def _drawn_chunk(crit, level, values, rank, columns, allowed, min_leaf, missing=None) -> Candidates:
     """Candidates ``x <= t`` of the numeric (node, feature) pairs a forest drew.
 
     ``columns`` selects rows of ``values`` and ``rank`` (see
@@ -89,7 +91,8 @@ def _drawn_chunk(crit, level, values, rank, columns, allowed, min_leaf) -> Candi
     # Values gathered in entry order (rows ascending within a column: cache-friendly),
     # then put in run order: one random gather from the entries, not from the table.
     v = gather(gather(values.ravel(), at_value), by_run)
-    runs = Runs(gather(drawn.rows, by_run), v, group, np.cumsum(count) - count, count)
+    runs = Runs(gather(drawn.rows, by_run), v, group, np.cumsum(count) - count, count,
+                missing is None or bool(missing[columns].any()))
     table = drawn.table
     del drawn, at_value, by_run  # the runs hold all the search reads from here on
     # A node's unused slots have empty runs, so they yield no candidate, missing-only

@@ -46,14 +46,16 @@ def search(inp: NumericInput, features: np.ndarray, allowed=None) -> Candidates:
     prep = inp.prep
     every = len(features) == len(prep.numeric)  # then no copy of the values
     values = prep.numeric_values if every else prep.numeric_values[features]
-    return numeric_candidates(inp.crit, inp.level, values, inp.order.of(features), inp.min_leaf)
+    return numeric_candidates(inp.crit, inp.level, values, inp.order.of(features), inp.min_leaf,
+                              prep.numeric_missing[features])
 
 
-def numeric_candidates(crit, level, values, order, min_leaf) -> Candidates:
+def numeric_candidates(crit, level, values, order, min_leaf, missing=None) -> Candidates:
     """Candidates ``x <= t`` of all numeric features, a chunk of features at a time.
 
     ``values`` (n_numeric, n_samples) are the numeric columns; ``order``
-    (n_numeric, r) the active rows of each feature sorted by value, missing last.
+    (n_numeric, r) the active rows of each feature sorted by value, missing last;
+    ``missing`` (n_numeric,), if given, whether each feature has missing values.
     Returned ``feature`` indexes the rows of ``values``.
     """
     node_of_row = np.empty(values.shape[1], dtype=np.intp)
@@ -63,6 +65,7 @@ def numeric_candidates(crit, level, values, order, min_leaf) -> Candidates:
     for lo in range(0, len(values), step):
         chunk = values[lo:lo + step]
         runs = _runs(level, chunk, order[lo:lo + step], node_of_row)
+        runs.missing = missing is None or bool(missing[lo:lo + step].any())
         part = numeric_chunk(crit, level, len(chunk), runs, min_leaf)
         part.feature += lo
         parts.append(part)
@@ -80,6 +83,7 @@ class Runs:
     group: np.ndarray   # (L,) run id: feature * m + node
     start: np.ndarray   # (G,) first position of each run
     count: np.ndarray   # (G,) rows in each run
+    missing: bool = True  # whether a value may be missing (False: none is)
 
 
 def _runs(level, values, order, node_of_row) -> Runs:
@@ -106,21 +110,26 @@ def numeric_chunk(crit, level, n_f, runs: Runs, min_leaf) -> Candidates:
     m = level.n_nodes
     v = runs.v
     codes = None if crit.codes is None else gather(crit.codes, runs.row)
-    missing_v = np.isnan(v)
-    any_missing = bool(missing_v.any())
+    missing_v = np.isnan(v) if runs.missing else None
+    any_missing = missing_v is not None and bool(missing_v.any())
     n_present = runs.count
     if any_missing:
         n_present = n_present - np.bincount(runs.group[missing_v], minlength=len(runs.count))
     same_run = runs.group[:-1] == runs.group[1:]
-    cut = same_run & ~missing_v[1:] & (v[1:] != v[:-1])
+    new_value = v[1:] != v[:-1]  # (NaN != NaN: missing values apart, then dropped)
+    cut = same_run & new_value
+    if any_missing:
+        cut &= ~missing_v[1:]
     # Filtering pays where most positions are cuts (few ties); with many ties it costs
     # more than scoring the few cuts there are.
     if BOUNDARY_POINTS_ONLY and crit.concave and np.count_nonzero(cut) > FILTER_SHARE * cut.size:
-        limits = _leaf_limits(cut, runs.start, n_present, runs.count - n_present, min_leaf)
-        cut &= _class_changes(codes, v, same_run, cut) | limits
+        keep = _class_changes(codes, new_value, same_run)
+        if min_leaf > 1:
+            keep |= _leaf_limits(cut, runs.start, n_present, runs.count - n_present, min_leaf)
+        cut &= keep
     pos = np.flatnonzero(cut)
     group = runs.group[pos]
-    node, f_idx = group % m, group // m
+    node = gather(np.tile(np.arange(m), len(runs.count) // m), group)  # group % m, faster
     # Sums of each statistic along the runs; the row count is the position itself.
     n_stats = crit.n_stats
     left = np.empty((len(pos), n_stats))
@@ -141,7 +150,7 @@ def numeric_chunk(crit, level, n_f, runs: Runs, min_leaf) -> Candidates:
     lo, hi = gather(v, pos), gather(v, pos + 1)
     threshold = lo / 2.0 + hi / 2.0
     threshold = np.where(threshold >= hi, lo, threshold)  # rounding must not swallow hi
-    cands = Candidates(node[k], f_idx[k], score[k], gain[k], pos - runs.start[group], threshold,
+    cands = Candidates(node[k], group // m, score[k], gain[k], pos - runs.start[group], threshold,
                        missing[k], np.take(first, k, axis=0))
     if any_missing:
         extra = missing_only_candidates(crit, level, present_tot.reshape(n_f, m, n_stats),
@@ -220,16 +229,17 @@ class RunningSums:
             out[:, -2] = rest - sum_columns(out[:, :-2])
 
 
-def _class_changes(codes, v, same_run, cut) -> np.ndarray:
-    """Cuts (L - 1,) between value groups that are not both of one same class."""
-    tied = same_run & (v[1:] == v[:-1])
+def _class_changes(codes, new_value, same_run) -> np.ndarray:
+    """Cuts (L - 1,) between value groups that are not both of one same class;
+    ``new_value`` (L - 1,) says where the next entry's value differs."""
+    tied = same_run & ~new_value
     if not tied.any():  # every value group is one row
         return codes[1:] != codes[:-1]
-    new_group = np.ones(len(v), dtype=bool)
+    new_group = np.ones(len(codes), dtype=bool)
     new_group[1:] = ~tied
     group_start = np.flatnonzero(new_group)
     group = np.cumsum(new_group) - 1
-    group_end = np.append(group_start[1:], len(v))
+    group_end = np.append(group_start[1:], len(codes))
     mixed = varies_in_runs(codes, group_start, group_end)
     group_class = np.where(mixed, -1, codes[group_start])
     before, after = group_class[group[:-1]], group_class[group[1:]]

@@ -608,6 +608,41 @@ def test_sparse_search_grows_the_same_tree(seed, monkeypatch):
         calls.clear()
 
 
+@pytest.mark.parametrize("model", ["tree", "regression tree", "forest"])
+def test_features_without_missing_values_skip_the_missing_checks(model, monkeypatch):
+    """The sorted and drawn searches of features with no missing value skip looking for
+    one; told that every feature may have some, they grow the same trees to the bit."""
+    import dataclasses
+
+    from engine.ensemble import RandomForestClassifier
+    from engine.tree._binning import PreparedFeatures
+
+    X, y = make_classification(1_500, 8, n_informative=4, random_state=1)
+    X[:, 2] = np.round(X[:, 2], 1)  # ties
+    make = {"tree": lambda: DecisionTreeClassifier(random_state=0),
+            "regression tree": lambda: DecisionTreeRegressor(random_state=0),
+            "forest": lambda: RandomForestClassifier(n_estimators=5, random_state=0)}[model]
+    target = X[:, 0] + y if model == "regression tree" else y
+    checked = []
+    chunk = search_sorted.numeric_chunk
+    monkeypatch.setattr(search_sorted, "numeric_chunk",
+                        lambda *a: checked.append(a[3].missing) or chunk(*a))
+    monkeypatch.setattr(search_drawn, "numeric_chunk",
+                        lambda *a: checked.append(a[3].missing) or chunk(*a))
+    grown = []
+    for told in (None, True):  # as found (none); every feature may miss values
+        if told:
+            monkeypatch.setattr(PreparedFeatures, "numeric_missing",
+                                property(lambda self: np.ones(len(self.numeric), dtype=bool)))
+        checked.clear()
+        fitted = make().fit(X, target)
+        grown.append([m.tree_ for m in getattr(fitted, "estimators_", [fitted])])
+        assert checked and set(checked) == {bool(told)}
+    for a, b in zip(*grown, strict=True):
+        for f in dataclasses.fields(a):
+            np.testing.assert_array_equal(getattr(a, f.name), getattr(b, f.name), err_msg=f.name)
+
+
 @pytest.mark.parametrize("seed", range(8))
 def test_class_changes_read_off_class_ordered_groups(seed):
     """With each value group's classes in ascending order, the first and last class of
@@ -624,7 +659,7 @@ def test_class_changes_read_off_class_ordered_groups(seed):
     same_run = run[1:] == run[:-1]
     new_value = v[1:] != v[:-1]
     cut = same_run & ~np.isnan(v[1:]) & new_value
-    expected = np.flatnonzero(cut & search_sorted._class_changes(codes, v, same_run, cut))
+    expected = np.flatnonzero(cut & search_sorted._class_changes(codes, new_value, same_run))
     found = search_sorted.class_changes_at(codes, ~same_run | new_value, cut)
     np.testing.assert_array_equal(found, expected)
 
