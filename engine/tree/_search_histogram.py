@@ -96,7 +96,7 @@ class _HistogramRuns:
 def _histogram_runs(level, prep, coded, allowed) -> _HistogramRuns:
     m = level.n_nodes
     if allowed is None:
-        feature, node = np.divmod(np.arange(len(coded) * m), m)
+        feature, node = np.repeat(np.arange(len(coded)), m), np.tile(np.arange(m), len(coded))
     else:
         allowed = np.ascontiguousarray(allowed)
         feature, node = np.divmod(np.flatnonzero(allowed.T), m)  # 1-D nonzero: fast

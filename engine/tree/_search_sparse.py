@@ -160,7 +160,7 @@ def _listed_runs(crit, level, mode, entries, allowed) -> _SparseRuns:
     m, n_cols = level.n_nodes, len(mode)
     if allowed is None:  # a run for every (column, node) pair
         n_runs = n_cols * m
-        run_column, run_node = np.divmod(np.arange(n_runs), m)
+        run_column, run_node = np.repeat(np.arange(n_cols), m), np.tile(np.arange(m), n_cols)
         node_of_row = np.full(len(crit.codes), n_runs)  # rows that left: sorted last, cut off
         node_of_row[level.rows] = level.node
         # Runs (column, node), each still in value order; `group` the run of each entry.
