@@ -35,8 +35,8 @@ def drawn_numeric_candidates(crit, level, values, rank, columns, allowed, min_le
     """Candidates ``x <= t`` of the numeric (node, feature) pairs a forest drew, at most
     :data:`DRAWN_CHUNK_ENTRIES` entries at a time: a part of the stack's trees at a time
     (:meth:`._splitter.Level.by_trees`), and in a tree that alone holds more, a group of
-    columns at a time (or one column). ``missing`` (rows of ``values``), if given, says
-    which have missing values. Returned ``feature`` indexes ``columns``.
+    columns at a time (or one column). ``missing`` (one per row of ``values``), if given,
+    says which have missing values. Returned ``feature`` indexes ``columns``.
 
     Whole trees come first: a part's nodes all draw as many columns (but for the few
     with fewer that vary), which :class:`DrawnEntries` lays out by copies, where a group

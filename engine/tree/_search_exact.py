@@ -125,8 +125,7 @@ def _forest_entries(prep: PreparedFeatures, crit, params: GrowParams, sparse: np
     """A forest's sparse search: read off the rows' bits where every feature ``sparse``
     (:func:`_sparse_features`) has one (then with more features, see
     :data:`BITS_SPARSE_SHARE`, :data:`BITS_FEW_VALUED_SHARE` and :data:`BITS_DENSE_SHARE`),
-    else listed entries; None
-    when no feature is searched sparsely."""
+    else listed entries; None when no feature is searched sparsely."""
     if _counts_searchable(crit, params):
         source = prep.source
         has_bit = np.isin(source.numeric, source.off_common[1])

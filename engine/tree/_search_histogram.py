@@ -9,6 +9,7 @@ slots are few beside the rows being split.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -165,7 +166,7 @@ def _slot_histogram(crit, level, prep, coded, runs: _HistogramRuns):
         n_rows, sums = None, None
         for first, part in level.by_trees(runs.allowed.sum(axis=1), DRAWN_CHUNK_ENTRIES):
             key, rows = _drawn_keys(prep, coded, runs, part, first)
-            part_sums, part_rows = _sums(crit, key, lambda a: gather(a, rows), n_slots)  # noqa: B023
+            part_sums, part_rows = _sums(crit, key, partial(gather, at=rows), n_slots)
             n_rows = part_rows if n_rows is None else n_rows + part_rows
             sums = part_sums if sums is None else sums + part_sums
         return _kept_slots(runs, sums, n_rows)
