@@ -134,11 +134,11 @@ def numeric_chunk(crit, level, n_f, runs: Runs, min_leaf) -> Candidates:
     n_stats = crit.n_stats
     left = np.empty((len(pos), n_stats))
     present_tot = np.empty((len(runs.count), n_stats))
-    first = gather(runs.start, group)
-    left[:, -1] = pos - first + 1
+    begin = gather(runs.start, group)  # each cut's run's first position
+    left[:, -1] = pos - begin + 1
     present_tot[:, -1] = n_present
     sums = running_sums(crit, runs.row, codes)
-    sums.between(first, pos + 1, left)
+    sums.between(begin, pos + 1, left)
     sums.between(runs.start, runs.start + n_present, present_tot)
     # per run (feature * m + node), as the cuts' ``group`` counts them
     nan_tot = np.tile(level.totals, (n_f, 1)) - present_tot
@@ -150,7 +150,7 @@ def numeric_chunk(crit, level, n_f, runs: Runs, min_leaf) -> Candidates:
     lo, hi = gather(v, pos), gather(v, pos + 1)
     threshold = lo / 2.0 + hi / 2.0
     threshold = np.where(threshold >= hi, lo, threshold)  # rounding must not swallow hi
-    cands = Candidates(node[k], group // m, score[k], gain[k], pos - runs.start[group], threshold,
+    cands = Candidates(node[k], group // m, score[k], gain[k], pos - gather(begin, k), threshold,
                        missing[k], np.take(first, k, axis=0))
     if any_missing:
         extra = missing_only_candidates(crit, level, present_tot.reshape(n_f, m, n_stats),
