@@ -161,8 +161,8 @@ class DrawnEntries:
 
             slot = np.repeat(np.arange(k), sizes)
         else:  # row-major: the same runs, each still in row order
-            at = np.repeat(np.arange(r), per_row)
-            slot = np.arange(len(at)) - np.repeat(np.cumsum(per_row) - per_row, per_row)
+            at = np.repeat(np.arange(r), per_row)  # (a repeat costs several gathers: one only)
+            slot = np.arange(len(at)) - gather(np.cumsum(per_row) - per_row, at)
 
             def spread(a):
                 return gather(a, at)

@@ -14,7 +14,7 @@ from functools import partial
 import numpy as np
 
 from ._binning import PreparedFeatures, smallest_int
-from ._search_drawn import DRAWN_CHUNK_ENTRIES, DrawnEntries
+from ._search_drawn import DRAWN_CHUNK_ENTRIES
 from ._slot_histogram import larger_siblings
 from ._splitter import (
     Candidates,
@@ -117,12 +117,29 @@ def _coded_classes(crit, prep: PreparedFeatures) -> np.ndarray:
         codes = prep.source.codes
         if prep.source is not prep:
             codes = codes[prep.in_source(np.arange(len(crit.codes)))]
-        k = crit.n_classes
-        table = codes.astype(smallest_int((int(prep.n_bins.max(initial=0)) + 1) * k))
-        table *= k
-        table += crit.codes[:, None].astype(table.dtype)
-        made = crit.coded_classes = (prep, table)
+        made = crit.coded_classes = (prep, _with_classes(codes, crit.codes, prep.n_bins, crit.n_classes))
     return made[1]
+
+
+def _data_coded_classes(crit, source: PreparedFeatures) -> np.ndarray | None:
+    """(data rows, n_coded) ``code * n_classes + class`` of every data row of ``source``,
+    where its rows' classes are known (:attr:`._binning.PreparedFeatures.classes`, a
+    forest's: every stacked row is of its data row's class); made once and kept for
+    every stack of trees. None for a regression or unknown classes."""
+    if crit.codes is None or source.classes is None:
+        return None
+    key = ("coded classes", crit.n_classes)
+    if key not in source.kept:
+        source.kept[key] = _with_classes(source.codes, source.classes, source.n_bins, crit.n_classes)
+    return source.kept[key]
+
+
+def _with_classes(codes, classes, n_bins, k: int) -> np.ndarray:
+    """``codes * k + classes`` (a class per row of ``codes``) in the smallest integer type."""
+    table = codes.astype(smallest_int((int(n_bins.max(initial=0)) + 1) * k))
+    table *= k
+    table += classes[:, None].astype(table.dtype)
+    return table
 
 
 def _slot_histogram(crit, level, prep, coded, runs: _HistogramRuns):
@@ -164,24 +181,49 @@ def _slot_histogram(crit, level, prep, coded, runs: _HistogramRuns):
         # time (at most DRAWN_CHUNK_ENTRIES entries, as the drawn search): a node's slots
         # are its own, so each slot's sum is made in one part, in the same order
         n_rows, sums = None, None
+        table = _data_coded_classes(crit, prep.source)
+        k = 1 if table is None else crit.n_classes  # with the table, a key holds the class
         for first, part in level.by_trees(runs.allowed.sum(axis=1), DRAWN_CHUNK_ENTRIES):
-            key, rows = _drawn_keys(prep, coded, runs, part, first)
-            part_sums, part_rows = _sums(crit, key, partial(gather, at=rows), n_slots)
+            key, at = _drawn_keys(prep, coded, runs, part, first, table, k)
+            per_pair = partial(_spread, rows=part.rows, at=at)
+            part_sums, part_rows = (_sums(crit, key, per_pair, n_slots) if table is None
+                                    else _class_bin_sums(crit, key, per_pair, n_slots))
             n_rows = part_rows if n_rows is None else n_rows + part_rows
             sums = part_sums if sums is None else sums + part_sums
         return _kept_slots(runs, sums, n_rows)
     return _kept_slots(runs, *_sums(crit, key, per_pair, n_slots))
 
 
-def _drawn_keys(prep, coded, runs: _HistogramRuns, part, first: int):
+def _drawn_keys(prep, coded, runs: _HistogramRuns, part, first: int, table=None, k: int = 1):
     """The slot of every drawn (row, feature) pair of ``part``, a level of its own whose
-    nodes are ``first`` on in ``runs``, and the row of each."""
-    drawn = DrawnEntries.of(runs.allowed[first:first + part.n_nodes], part)
-    codes = prep.source.codes
-    n_nodes, n_codes = runs.pair_start.shape[1], codes.shape[1]  # flat indices
-    key = (gather(runs.pair_start.ravel(), drawn.column * n_nodes + (drawn.node + first))
-           + gather(codes.ravel(), drawn.data_rows * n_codes + gather(coded, drawn.column)))
-    return key, drawn.rows
+    nodes are ``first`` on in ``runs``, row after row (a row's pairs in feature order),
+    and the position in ``part.rows`` of each pair's row. With ``table``
+    (:func:`_data_coded_classes`) and ``k`` classes, each pair's (slot, class) bin
+    instead: slot · k + class.
+
+    A row's pairs are its node's drawn pairs, which are consecutive in ``allowed``'s
+    (node, feature) order: each entry's pair is its node's first pair plus its place
+    in the row, so what a pair knows reaches its entries by one gather from a per-pair
+    table, with no per-entry node or draw slot."""
+    allowed = runs.allowed[first:first + part.n_nodes]
+    pair_node, pair_feature = np.divmod(np.flatnonzero(allowed), allowed.shape[1])
+    per_node = np.bincount(pair_node, minlength=part.n_nodes)
+    per_row = gather(per_node, part.node)
+    at = np.repeat(np.arange(len(per_row)), per_row)
+    # entry e of a row whose entries start at s is pair (its node's first pair) + e - s
+    pair = gather(gather(np.cumsum(per_node) - per_node, part.node) - (np.cumsum(per_row) - per_row), at)
+    pair += np.arange(len(pair))
+    codes = prep.source.codes if table is None else table
+    key = gather(runs.pair_start[pair_feature, pair_node + first] * k, pair)
+    code_at = gather(gather(coded, pair_feature), pair)  # the code's column, then its flat place
+    code_at += gather(part.data_rows * codes.shape[1], at)
+    key += gather(codes.ravel(), code_at)
+    return key, at
+
+
+def _spread(a: np.ndarray, rows: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """A per-row statistic ``a``, for each pair of the rows ``rows[at]``."""
+    return gather(gather(a, rows), at)
 
 
 def _sums(crit, key, per_pair, n_slots: int):
@@ -203,6 +245,18 @@ def _sums(crit, key, per_pair, n_slots: int):
         sums = np.column_stack([np.bincount(key, weights=per_pair(column), minlength=n_slots)
                                 for column in crit.stats_t])
     return sums, n_rows
+
+
+def _class_bin_sums(crit, key, per_pair, n_slots: int):
+    """:func:`_sums` from keys that already hold each entry's class: ``slot · n_classes
+    + class``."""
+    k = crit.n_classes
+    counts = np.bincount(key, minlength=n_slots * k).reshape(n_slots, k)
+    n_rows = sum(counts[:, q] for q in range(k))  # column by column: no slow row sums
+    if crit.unit_weight:
+        return counts, n_rows
+    return (np.bincount(key, weights=per_pair(crit.row_weight), minlength=n_slots * k)
+            .reshape(n_slots, k), n_rows)
 
 
 def forget(crit) -> None:

@@ -128,3 +128,32 @@ def test_a_forest_level_counted_in_parts_of_whole_trees_is_the_same(monkeypatch)
         for field in dataclasses.fields(a):
             np.testing.assert_array_equal(getattr(a, field.name), getattr(b, field.name),
                                           err_msg=field.name)
+
+
+@pytest.mark.parametrize("bootstrap", [True, False])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_a_forest_bins_drawn_pairs_by_its_data_rows_classes(bootstrap, weighted, monkeypatch):
+    """A forest's drawn histogram keys carry each row's class from a (code, class) table
+    of the data rows, made once per forest: the trees are those counted from the stacked
+    rows' own classes, to the bit, with unit, bootstrap and fractional weights."""
+    from engine.ensemble import RandomForestClassifier
+
+    X, y = _few_valued(2_000, 5, 3, True, seed=6)
+    X //= 6
+    weight = np.random.default_rng(6).uniform(0.5, 2.0, len(y)) if weighted else None
+    tables, real = [], _search_histogram._data_coded_classes
+    grown = []
+    for by_table in (True, False):
+        def table(crit, source, by_table=by_table):
+            found = real(crit, source) if by_table else None
+            tables.append(found is not None)
+            return found
+        monkeypatch.setattr(_search_histogram, "_data_coded_classes", table)
+        forest = RandomForestClassifier(n_estimators=6, max_features=2, bootstrap=bootstrap,
+                                        random_state=2)
+        grown.append([t.tree_ for t in forest.fit(X, y, sample_weight=weight).estimators_])
+    assert sum(tables) > 5 and not all(tables)  # the table was used, then not
+    for a, b in zip(*grown, strict=True):
+        for field in dataclasses.fields(a):
+            np.testing.assert_array_equal(getattr(a, field.name), getattr(b, field.name),
+                                          err_msg=field.name)
