@@ -7,7 +7,6 @@ constant in the node; :func:`drawn_numeric_candidates` then sorts only the drawn
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 
 import numpy as np
 
@@ -129,11 +128,6 @@ class DrawnEntries:
     slot: np.ndarray       # (E,)
     group: np.ndarray      # (E,) slot * m + node
     table: np.ndarray      # (k, m) column of each node's j-th draw, -1 past its last
-
-    @cached_property
-    def column(self) -> np.ndarray:
-        """(E,) the drawn column, an index into ``allowed``'s columns."""
-        return gather(self.table.ravel(), self.group)
 
     @staticmethod
     def of(allowed: np.ndarray, level: Level) -> DrawnEntries:
