@@ -135,7 +135,7 @@ class DrawnEntries:
         m, p = allowed.shape
         pair_node, pair_column = np.divmod(np.flatnonzero(allowed), p)  # 1-D: fast
         per_node = np.bincount(pair_node, minlength=m)
-        pair_slot = np.arange(len(pair_node)) - np.repeat(np.cumsum(per_node) - per_node, per_node)
+        pair_slot = owned_places(per_node)[1]
         k, full = (int(per_node.max()), int(per_node.min())) if m else (0, 0)
         table = np.full((k, m), -1, dtype=np.intp)
         table[pair_slot, pair_node] = pair_column
@@ -155,8 +155,7 @@ class DrawnEntries:
 
             slot = np.repeat(np.arange(k), sizes)
         else:  # row-major: the same runs, each still in row order
-            at = np.repeat(np.arange(r), per_row)  # (a repeat costs several gathers: one only)
-            slot = np.arange(len(at)) - gather(np.cumsum(per_row) - per_row, at)
+            at, slot = owned_places(per_row)
 
             def spread(a):
                 return gather(a, at)
@@ -164,6 +163,14 @@ class DrawnEntries:
         node = spread(level.node)
         group = slot * m + node
         return DrawnEntries(node, spread(level.rows), spread(level.data_rows), slot, group, table)
+
+
+def owned_places(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Items laid out owner after owner, ``counts[i]`` of owner ``i``: each item's owner
+    and its place among its owner's items (0, 1, ...). One ``np.repeat`` (which costs
+    several gathers an element), the places by a gather."""
+    owner = np.repeat(np.arange(len(counts)), counts)
+    return owner, np.arange(len(owner)) - gather(np.cumsum(counts) - counts, owner)
 
 
 def draw_features(row_codes: np.ndarray, level: Level, k: int, priority: np.ndarray,

@@ -209,9 +209,11 @@ def _drawn_keys(prep, coded, runs: _HistogramRuns, part, first: int, table=None,
     pair_node, pair_feature = np.divmod(np.flatnonzero(allowed), allowed.shape[1])
     per_node = np.bincount(pair_node, minlength=part.n_nodes)
     per_row = gather(per_node, part.node)
-    at = np.repeat(np.arange(len(per_row)), per_row)
-    # entry e of a row whose entries start at s is pair (its node's first pair) + e - s
-    pair = gather(gather(np.cumsum(per_node) - per_node, part.node) - (np.cumsum(per_row) - per_row), at)
+    at = np.repeat(np.arange(len(per_row)), per_row)  # each entry's row
+    # entry e of a row whose entries start at s is pair (its node's first pair) + e - s:
+    # one gather of that per-row offset (owned_places' places would cost a second)
+    node_first, row_first = np.cumsum(per_node) - per_node, np.cumsum(per_row) - per_row
+    pair = gather(gather(node_first, part.node) - row_first, at)
     pair += np.arange(len(pair))
     codes = prep.source.codes if table is None else table
     key = gather(runs.pair_start[pair_feature, pair_node + first] * k, pair)
