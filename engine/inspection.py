@@ -533,10 +533,14 @@ def _permutation_drops(trees, oob, X_enc, target, seeds, classifier: bool) -> np
     pair_row = np.concatenate(rows_of)
     pair_tree = np.repeat(np.arange(len(trees)), size)
     # Each tree's p permutations of its OOB rows, as training row numbers, flat:
-    # column k of tree b starts at p * pair_start[b] + k * size[b].
-    shuffled = np.concatenate([rows[np.stack([rng.permutation(len(rows)) for _ in range(p)])].ravel()
-                               for rows, rng in zip(rows_of, map(np.random.default_rng, seeds),
-                                                    strict=True)] or [np.zeros(0, np.intp)])
+    # column k of tree b starts at p * pair_start[b] + k * size[b]. ``permuted`` shuffles
+    # each of the p copies of the rows in turn, in place, as p calls of ``permutation``
+    # would (the same swaps of the same draws).
+    shuffled = np.empty(p * len(pair_row), dtype=np.intp)
+    for rows, start, rng in zip(rows_of, pair_start, map(np.random.default_rng, seeds), strict=True):
+        block = shuffled[p * start:p * (start + len(rows))].reshape(p, len(rows))
+        block[:] = rows
+        rng.permuted(block, axis=1, out=block)
     flat = np.ascontiguousarray(X_enc, dtype=np.float64).ravel()  # (row, column) as one index
     missing = bool(np.isnan(flat).any())
     categorical = bool((tree.split_kind >= CATEGORICAL_BINARY).any())
@@ -566,19 +570,23 @@ def _permutation_drops(trees, oob, X_enc, target, seeds, classifier: bool) -> np
     # Walk again, reading column k from the shuffled row: flat index (row or shuffled row) * p + f.
     own_at = pair_row[pair] * p
     shuffled_at = shuffled[p * pair_start[b] + k * size[b] + local] * p
-    walking = np.arange(len(pair))
-    while len(walking):
-        at = node[walking]
-        f = tree.feature[at]
-        x = flat[np.where(f == k[walking], shuffled_at[walking], own_at[walking]) + f]
-        node[walking] = tree.step(at, x, missing, categorical)
-        walking = walking[~is_leaf[node[walking]]]
+    if missing or categorical:
+        walking = np.arange(len(pair))
+        while len(walking):
+            at = node[walking]
+            f = tree.feature[at]
+            x = flat[np.where(f == k[walking], shuffled_at[walking], own_at[walking]) + f]
+            node[walking] = tree.step(at, x, missing, categorical)
+            walking = walking[~is_leaf[node[walking]]]
+    else:
+        node = _walk_shuffled(stacked, node, own_at, k, flat[shuffled_at + k], flat)
+
+    node_class = np.argmax(tree.value, axis=-1) if classifier else None
 
     def per_row(leaves, truth):  # what the score averages: hits, or minus squared errors
-        value = tree.value[leaves]
         if classifier:
-            return (np.argmax(value, axis=-1) == truth).astype(np.float64)
-        return -((value[..., 0] - truth) ** 2)
+            return (node_class[leaves] == truth).astype(np.float64)
+        return -((tree.value[leaves, 0] - truth) ** 2)
 
     base, moved = per_row(leaf, target[pair_row]), per_row(node, target[pair_row[pair]])
     by_tree = np.argsort(b, kind="stable")
@@ -595,6 +603,48 @@ def _permutation_drops(trees, oob, X_enc, target, seeds, classifier: bool) -> np
         scores[position, local[mine]] = moved[mine]
         drops[t, used] = np.mean(own) - np.mean(scores, axis=1)
     return drops
+
+
+#: Steps the walk of :func:`_walk_shuffled` takes between two drops of the entries that
+#: reached a leaf (an entry at its leaf steps in place meanwhile).
+SHUFFLED_STEPS = 6
+
+
+def _walk_shuffled(stacked, node: np.ndarray, own_at: np.ndarray, k: np.ndarray,
+                   x_k: np.ndarray, flat: np.ndarray) -> np.ndarray:
+    """The leaves that entries starting at nodes ``node`` of numeric splits reach, each
+    reading its row's values (``flat[own_at + f]``) except for column ``k``, where it
+    reads ``x_k``. Complete numeric data only: the stack's ``walk_code`` and
+    ``walk_threshold`` give a step as ``left + (x > threshold)``, a leaf stepping to
+    itself. The entries go a chunk of ``PAIRS_PER_CHUNK`` at a time, whose arrays (and
+    the step's temporaries, made once) stay in cache as the forest's walk's do."""
+    from .ensemble._base import PAIRS_PER_CHUNK
+
+    code, shift, threshold = stacked.walk_code, stacked.walk_shift, stacked.walk_threshold
+    column = (1 << shift) - 1  # the bits of a code that hold the feature
+    is_leaf = stacked.tree.children_left == TREE_LEAF
+    out = node.copy()
+    size = min(len(node), PAIRS_PER_CHUNK)
+    buffers = [np.empty(size, dtype) for dtype in (code.dtype, code.dtype, np.intp, float, float, bool)]
+    for lo in range(0, len(node), PAIRS_PER_CHUNK):
+        part = slice(lo, lo + PAIRS_PER_CHUNK)
+        at, own, on, x_on = node[part].copy(), own_at[part], k[part], x_k[part]
+        walking = np.arange(len(at))
+        while len(walking):
+            step, f, position, x, t, flag = (b[:len(at)] for b in buffers)
+            for _ in range(SHUFFLED_STEPS):
+                code.take(at, out=step, mode="clip")
+                np.add(own, np.bitwise_and(step, column, out=f), out=position)
+                flat.take(position, out=x, mode="clip")
+                np.copyto(x, x_on, where=np.equal(f, on, out=flag))
+                threshold.take(at, out=t, mode="clip")
+                np.add(np.right_shift(step, shift, out=step), np.greater(x, t, out=flag), out=at)
+            done = is_leaf.take(at, mode="clip")
+            out[lo + walking[done]] = at[done]
+            going = np.flatnonzero(~done)
+            walking, at, own, on, x_on = (a.take(going, mode="clip")
+                                          for a in (walking, at, own, on, x_on))
+    return out
 
 
 @dataclass
