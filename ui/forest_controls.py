@@ -130,27 +130,47 @@ def is_grown(dataset: Dataset, params: dict, *, noise: bool = False) -> bool:
     return is_fitted(_forest_key(dataset, params, noise))
 
 
-#: A forest with more (rows per tree × trees) than this grows in waves (:func:`waves`),
-#: so that its first trees' OOB curve is drawn while the others grow.
+#: A forest of more (rows per tree × trees) than this grows in waves (:func:`waves`):
+#: half its trees, then all, so that a view asking for fewer trees meanwhile has them.
 WAVES_ABOVE = 500_000
+#: ... and, when its growth is drawn, a first wave of a tenth of its trees when its fit
+#: does more work than this: per tree, the rows it grows on plus the out-of-bag rows its
+#: OOB pass walks (about 1-2 s of a fit on two workers here). A wave costs a few tenths
+#: of a second of its own (the data handed to the workers again, an OOB pass set up, a
+#: redraw), so a forest fitted in about a second shows its whole curve sooner without.
+FIRST_PICTURE_ABOVE = 1_500_000
 
 
-def waves(n_estimators: int, rows_per_tree: int, first_picture: bool = True) -> list[int]:
-    """The forest's size after each wave of its growth: one wave for a small forest;
-    else a tenth of the trees (at least four) when its growth is drawn
-    (``first_picture``), half of them, all of them. Each wave pays the fit's fixed
-    costs again (the data prepared, handed to the workers, the OOB pass set up), so a
-    forest nobody watches grow skips the tenth; the half stays, for a view of fewer
-    trees asked for meanwhile.
+def oob_rows_per_tree(n_rows: int, rows_per_tree: int) -> float:
+    """The expected out-of-bag rows of a tree that draws ``rows_per_tree`` of ``n_rows``
+    rows with replacement: each row is missed with probability (1 − 1/n)^draws.
 
-    >>> waves(100, 3_450), waves(100, 10_000), waves(12, 50_000)
-    ([100], [10, 50, 100], [4, 6, 12])
-    >>> waves(100, 10_000, first_picture=False)
-    [50, 100]
+    >>> round(oob_rows_per_tree(3_220, 3_220)), round(oob_rows_per_tree(140_000, 10_000))
+    (1184, 130349)
+    """
+    return n_rows * (1.0 - 1.0 / max(n_rows, 1)) ** rows_per_tree
+
+
+def waves(n_estimators: int, rows_per_tree: int, first_picture: bool = True,
+          oob_rows: float = 0.0) -> list[int]:
+    """The forest's size after each wave of its growth: one wave for a small forest
+    (:data:`WAVES_ABOVE`); else half of the trees and all of them, after a tenth of them
+    (at least four) when its growth is drawn (``first_picture``) and long
+    (:data:`FIRST_PICTURE_ABOVE`, with ``oob_rows`` the rows each tree's OOB pass walks).
+    Each wave pays the fit's fixed costs again (the data prepared, handed to the
+    workers, the OOB pass set up).
+
+    >>> waves(100, 3_450), waves(200, 3_220, oob_rows=1_184)
+    ([100], [100, 200])
+    >>> waves(100, 10_000, oob_rows=130_349), waves(100, 10_000, first_picture=False)
+    ([10, 50, 100], [50, 100])
+    >>> waves(12, 200_000)
+    [4, 6, 12]
     """
     if n_estimators < 8 or n_estimators * rows_per_tree <= WAVES_ABOVE:
         return [n_estimators]
-    first = {max(4, n_estimators // 10)} if first_picture else set()
+    long = n_estimators * (rows_per_tree + oob_rows) > FIRST_PICTURE_ABOVE
+    first = {max(4, n_estimators // 10)} if first_picture and long else set()
     return sorted(first | {n_estimators // 2, n_estimators})
 
 
@@ -183,8 +203,9 @@ def _grower(dataset: Dataset, params: dict, *, noise: bool = False,
         smaller = max(grown_ones, default=0)
         forest = (copy.copy(grown_ones[smaller]) if smaller  # the cached one stays as it is
                   else _estimator(dataset.task, params))
-        sizes = [size for size in waves(B, params.get("max_samples") or len(y), grown is not None)
-                 if size > smaller]
+        per_tree = params.get("max_samples") or len(y)
+        oob = oob_rows_per_tree(len(y), per_tree) if params.get("oob_score") else 0.0
+        sizes = [size for size in waves(B, per_tree, grown is not None, oob) if size > smaller]
         with growing(family, B, key_of(B)), worker_processes():
             for size in sizes:
                 before = len(getattr(forest, "estimators_", []))

@@ -343,15 +343,19 @@ def test_the_round_figure_draws_the_rows_asked_for_sized_against_every_row():
     assert all(all_sizes[point] == size for point, size in drawn.items())
 
 
-def test_a_large_forest_grows_in_waves_and_equals_one_fit():
+def test_a_large_forest_grows_in_waves_and_equals_one_fit(monkeypatch):
     from ui import forest_controls as fc
 
     dataset = Dataset(_table(8_000), "class", test_size=0.25, random_state=972)
     params = {"n_estimators": 100, "max_features": 2, "max_depth": None, "min_samples_leaf": 1,
               "bootstrap": True, "oob_score": True, "random_state": 0, "n_jobs": 1,
               "max_samples": None, "binning": "exact"}
-    assert fc.waves(100, 6_000) == [10, 50, 100]
-    assert fc.waves(100, 6_000, first_picture=False) == [50, 100]
+    # 100 trees of 6,000 rows and their OOB passes: a first wave once that is long enough
+    oob = fc.oob_rows_per_tree(6_000, 6_000)
+    assert fc.waves(100, 6_000, oob_rows=oob) == [50, 100]
+    monkeypatch.setattr(fc, "FIRST_PICTURE_ABOVE", 100 * 6_000)  # this small table's is drawn
+    assert fc.waves(100, 6_000, oob_rows=oob) == [10, 50, 100]
+    assert fc.waves(100, 6_000, first_picture=False, oob_rows=oob) == [50, 100]
     seen = []
     forest = fc.fit_forest(dataset, params, grown=lambda f: seen.append(
         fc.ff.error_curve(f, None, None)))
@@ -373,6 +377,7 @@ def test_the_forests_a_large_forest_passes_through_are_kept(monkeypatch):
     params = {"n_estimators": 100, "max_features": 2, "max_depth": None, "min_samples_leaf": 1,
               "bootstrap": True, "oob_score": True, "random_state": 0, "n_jobs": 1,
               "max_samples": None, "binning": "exact"}
+    monkeypatch.setattr(fc, "FIRST_PICTURE_ABOVE", 100 * 6_000)  # its growth drawn in three
     fc.fit_forest(dataset, params, grown=lambda forest: None)
     work, original_fit = [], RandomForestClassifier.fit
     monkeypatch.setattr(RandomForestClassifier, "fit", lambda *a, **k: work.append("fit"))
