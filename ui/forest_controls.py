@@ -145,8 +145,8 @@ def oob_rows_per_tree(n_rows: int, rows_per_tree: int) -> float:
     """The expected out-of-bag rows of a tree that draws ``rows_per_tree`` of ``n_rows``
     rows with replacement: each row is missed with probability (1 − 1/n)^draws.
 
-    >>> round(oob_rows_per_tree(3_220, 3_220)), round(oob_rows_per_tree(140_000, 10_000))
-    (1184, 130349)
+    >>> round(oob_rows_per_tree(3_450, 3_450)), round(oob_rows_per_tree(140_000, 10_000))
+    (1269, 130349)
     """
     return n_rows * (1.0 - 1.0 / max(n_rows, 1)) ** rows_per_tree
 
@@ -160,7 +160,7 @@ def waves(n_estimators: int, rows_per_tree: int, first_picture: bool = True,
     Each wave pays the fit's fixed costs again (the data prepared, handed to the
     workers, the OOB pass set up).
 
-    >>> waves(100, 3_450), waves(200, 3_220, oob_rows=1_184)
+    >>> waves(100, 3_450), waves(200, 3_450, oob_rows=1_269)
     ([100], [100, 200])
     >>> waves(100, 10_000, oob_rows=130_349), waves(100, 10_000, first_picture=False)
     ([10, 50, 100], [50, 100])
