@@ -614,31 +614,23 @@ def _walk_shuffled(stacked, node: np.ndarray, own_at: np.ndarray, k: np.ndarray,
                    x_k: np.ndarray, flat: np.ndarray) -> np.ndarray:
     """The leaves that entries starting at nodes ``node`` of numeric splits reach, each
     reading its row's values (``flat[own_at + f]``) except for column ``k``, where it
-    reads ``x_k``. Complete numeric data only: the stack's ``walk_code`` and
-    ``walk_threshold`` give a step as ``left + (x > threshold)``, a leaf stepping to
-    itself. The entries go a chunk of ``PAIRS_PER_CHUNK`` at a time, whose arrays (and
-    the step's temporaries, made once) stay in cache as the forest's walk's do."""
-    from .ensemble._base import PAIRS_PER_CHUNK
+    reads ``x_k``: the forest's lean walk (complete numeric data only), a chunk of
+    ``PAIRS_PER_CHUNK`` entries at a time, whose arrays stay in cache as the forest's
+    walk's do."""
+    from .ensemble._base import PAIRS_PER_CHUNK, lean_step_buffers, lean_steps
 
-    code, shift, threshold = stacked.walk_code, stacked.walk_shift, stacked.walk_threshold
-    column = (1 << shift) - 1  # the bits of a code that hold the feature
     is_leaf = stacked.tree.children_left == TREE_LEAF
     out = node.copy()
     size = min(len(node), PAIRS_PER_CHUNK)
-    buffers = [np.empty(size, dtype) for dtype in (code.dtype, code.dtype, np.intp, float, float, bool)]
+    buffers, columns = lean_step_buffers(size, stacked.walk_code.dtype), np.empty(size, stacked.walk_code.dtype)
     for lo in range(0, len(node), PAIRS_PER_CHUNK):
         part = slice(lo, lo + PAIRS_PER_CHUNK)
         at, own, on, x_on = node[part].copy(), own_at[part], k[part], x_k[part]
         walking = np.arange(len(at))
         while len(walking):
-            step, f, position, x, t, flag = (b[:len(at)] for b in buffers)
-            for _ in range(SHUFFLED_STEPS):
-                code.take(at, out=step, mode="clip")
-                np.add(own, np.bitwise_and(step, column, out=f), out=position)
-                flat.take(position, out=x, mode="clip")
-                np.copyto(x, x_on, where=np.equal(f, on, out=flag))
-                threshold.take(at, out=t, mode="clip")
-                np.add(np.right_shift(step, shift, out=step), np.greater(x, t, out=flag), out=at)
+            n = len(at)
+            lean_steps(stacked, flat, at, own, SHUFFLED_STEPS, [b[:n] for b in buffers],
+                       (on, x_on, columns[:n]))
             done = is_leaf.take(at, mode="clip")
             out[lo + walking[done]] = at[done]
             going = np.flatnonzero(~done)

@@ -324,7 +324,7 @@ def _walk_arrays(size: int, code: np.dtype) -> dict:
     if arrays is None or len(arrays["out"]) < size or arrays["step"][0].dtype != code:
         arrays = {"out": np.empty(size, dtype=np.intp), "done": np.empty(size, dtype=bool),
                   "sets": [np.empty((3, size), dtype=np.intp) for _ in range(2)],
-                  "step": [np.empty(size, dtype) for dtype in (code, np.intp, float, float, bool)]}
+                  "step": lean_step_buffers(size, code)}
     return arrays
 
 
@@ -385,13 +385,8 @@ class _Walk:
             else:
                 steps = (schedule[compactions] if compactions < len(schedule) else 1) - taken
                 compactions, taken = compactions + 1, 0
-                step, at, x, t, right = (b[:n] for b in self.step_buffers)
-                for _ in range(steps):  # node = left + (x > threshold), left and x by ``step``
-                    code.take(node, out=step, mode="clip")  # gather() in place
-                    np.add(np.bitwise_and(step, column, out=at), row_start, out=at)
-                    self.flat.take(at, out=x, mode="clip")
-                    threshold.take(node, out=t, mode="clip")
-                    np.add(np.right_shift(step, shift, out=node), np.greater(x, t, out=right), out=node)
+                lean_steps(stacked, self.flat, node, row_start, steps,
+                           [b[:n] for b in self.step_buffers])
             n = self._drop_finished(n)
         return self.out[:n_trees * rows].reshape(n_trees, rows)
 
@@ -412,6 +407,37 @@ class _Walk:
             values[:n].take(going, out=kept[:len(going)], mode="clip")
         self.sets = [spare, current]
         return len(going)
+
+
+def lean_step_buffers(size: int, code: np.dtype) -> list[np.ndarray]:
+    """Temporaries of :func:`lean_steps` for ``size`` walkers (codes of type ``code``)."""
+    return [np.empty(size, dtype) for dtype in (code, np.intp, float, float, bool)]
+
+
+def lean_steps(stacked: StackedTrees, flat: np.ndarray, node: np.ndarray,
+               row_start: np.ndarray, steps: int, buffers: list[np.ndarray],
+               replaced: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> None:
+    """``steps`` steps of the lean walk, in place on ``node`` (ids in ``stacked``):
+    ``node = left + (x > threshold)``, left and the column read by one gather of
+    :attr:`StackedTrees.walk_code`, ``x = flat[row_start + column]``; a walker at its
+    leaf steps in place (threshold +inf). With ``replaced = (k, x_k, f)``, a walker
+    reading column ``k`` takes ``x_k`` instead (``f``: room for the columns read).
+    ``buffers`` (:func:`lean_step_buffers`) are as long as ``node``."""
+    code, shift, threshold = stacked.walk_code, stacked.walk_shift, stacked.walk_threshold
+    column = (1 << shift) - 1  # the bits of a code that hold the feature
+    step, at, x, t, flag = buffers
+    for _ in range(steps):
+        code.take(node, out=step, mode="clip")  # gather() in place
+        if replaced is None:
+            np.add(np.bitwise_and(step, column, out=at), row_start, out=at)
+            flat.take(at, out=x, mode="clip")
+        else:
+            k, x_k, f = replaced
+            np.add(row_start, np.bitwise_and(step, column, out=f), out=at)
+            flat.take(at, out=x, mode="clip")
+            np.copyto(x, x_k, where=np.equal(f, k, out=flag))
+        threshold.take(node, out=t, mode="clip")
+        np.add(np.right_shift(step, shift, out=node), np.greater(x, t, out=flag), out=node)
 
 
 def grid_leaves(stacked: StackedTrees, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
