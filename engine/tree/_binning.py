@@ -222,7 +222,7 @@ class PreparedFeatures:
         order = np.argsort(rank.astype(np.uint16) if small else rank, axis=1, kind="stable")
         out = PreparedFeatures(
             values, self.numeric, self.categorical, self.n_categories,
-            numeric_values=_rows_of(values, self.numeric), order=order.astype(np.intp, copy=False),
+            numeric_values=rows_of(values, self.numeric), order=order.astype(np.intp, copy=False),
             coded=self.coded, codes=self.codes[rows], n_bins=self.n_bins,
             bin_values=self.bin_values, bin_start=self.bin_start, taken_from=(self, rows),
         )
@@ -254,7 +254,7 @@ def prepare_features(
     n_categories = np.asarray(n_categories, dtype=np.intp)
     numeric = np.flatnonzero(n_categories == 0)
     categorical = np.flatnonzero(n_categories > 0)
-    numeric_values = _rows_of(values, numeric)
+    numeric_values = rows_of(values, numeric)
     order = _presorted(numeric_values, [codes.get(int(j)) for j in numeric])
     coded, codes, distinct, common = [], [], [], []
     for i, column in enumerate(numeric_values):
@@ -342,7 +342,7 @@ def smallest_int(largest: int) -> type:
     return next(t for t in (np.uint8, np.int16, np.int32, np.int64) if largest <= np.iinfo(t).max)
 
 
-def _rows_of(values: np.ndarray, numeric: np.ndarray) -> np.ndarray:
+def rows_of(values: np.ndarray, numeric: np.ndarray) -> np.ndarray:
     """``values[numeric]``, without a copy when every feature is numeric."""
     if len(numeric) == len(values):  # numeric is sorted and unique: all rows, in order
         return values

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import _search_drawn, _search_histogram, _search_sorted, _search_sparse
-from ._binning import PreparedFeatures
+from ._binning import PreparedFeatures, rows_of
 from ._criteria import Criterion, whole_weights
 from ._search_categorical import (
     binary_category_candidates,
@@ -154,15 +154,20 @@ def _off_common_entries(prep: PreparedFeatures, codes: np.ndarray, features: np.
     """(row, column, value) of each row whose value of ``features[column]`` is not
     ``mode[column]``, column after column, by value, then class, then row."""
     n_samples = prep.order.shape[1]
-    orders = prep.order[features]
-    order = orders.ravel()
-    ranked = np.take_along_axis(prep.numeric_values[features], orders, axis=1).ravel()
-    at = np.flatnonzero(ranked != np.repeat(mode, n_samples))  # missing too
-    column = at // n_samples
+    values = rows_of(prep.numeric_values, features)
+    # Along a column's presorted order its common value's rows are one block, after the
+    # rows of smaller values: every other place (missing values last) is an entry.
+    below = np.count_nonzero(values < mode[:, None], axis=1)
+    above = below + np.count_nonzero(values == mode[:, None], axis=1)  # (a NaN mode: none)
+    place = np.arange(n_samples)
+    at = np.flatnonzero((place < below[:, None]) | (place >= above[:, None]))
+    column, place = np.divmod(at, n_samples)
+    row = gather(prep.order.ravel(), gather(features, column) * n_samples + place)
+    value = gather(values.ravel(), column * n_samples + row)
     new_value = np.ones(len(at), dtype=bool)
-    new_value[1:] = (ranked[at[1:]] != ranked[at[:-1]]) | (column[1:] != column[:-1])
-    at = at[order_by(np.cumsum(new_value), gather(codes, order[at]))]
-    return order[at], at // n_samples, ranked[at]
+    new_value[1:] = (value[1:] != value[:-1]) | (column[1:] != column[:-1])
+    by = order_by(np.cumsum(new_value), gather(codes, row))
+    return gather(row, by), gather(column, by), gather(value, by)
 
 
 class _SparseEntries:

@@ -188,8 +188,8 @@ def _listed_runs(crit, level, mode, entries, allowed) -> _SparseRuns:
         row, v = gather(gather(e_row, kept), by_run), gather(gather(e_v, kept), by_run)
     codes = gather(crit.codes, row)
     sums = running_sums(crit, row, codes)
-    count = np.bincount(group, minlength=n_runs)
-    start = np.cumsum(count) - count
+    bounds = np.searchsorted(group, np.arange(n_runs + 1))  # group ascends: no pass over it
+    start, count = bounds[:-1], np.diff(bounds)
     missing_v = np.isnan(v)
     n_present = count - np.bincount(group[missing_v], minlength=n_runs)
     below = np.bincount(group[v < gather(gather(mode, run_column), group)],  # NaN: not below
