@@ -101,11 +101,17 @@ def _single(texts: list[str]) -> str:
     return texts[0]
 
 
+#: How a switch may be written in a link typed by hand (any case); links the app writes
+#: hold "true" or "false".
+SWITCH_TEXTS = {"true": True, "1": True, "yes": True, "on": True,
+                "false": False, "0": False, "no": False, "off": False}
+
+
 def parse_bool(texts: list[str]) -> bool:
-    text = _single(texts)
-    if text not in ("true", "false"):
+    text = _single(texts).strip().lower()
+    if text not in SWITCH_TEXTS:
         raise ValueError(text)
-    return text == "true"
+    return SWITCH_TEXTS[text]
 
 
 def _by_text(options: Sequence, labels: Callable | None) -> dict[str, object]:
