@@ -240,29 +240,49 @@ def _side_name(side: int, binary: bool, labels):
 
 
 def _piece(name: str, j: int, kind: str, split: str, rows: dict, labels: list, n_missing) -> dict:
-    """The candidates of one feature and one kind of split: count tables and table columns."""
+    """The candidates of one feature and one kind of split: count tables and table columns.
+
+    A node has a candidate between every two values of every feature (a quarter of a
+    million on 15,000 rows of 20 measurements): the Python objects of the table (a tuple
+    of counts per branch, a tuple of those per candidate) are made by ``zip`` over whole
+    columns, not candidate by candidate."""
     tables = rows["tables"]
-    n = len(tables)
-    counts = [tuple(map(tuple, table)) for table in tables.tolist()]
+    n, n_branches, n_classes = tables.shape
+    branches = [list(zip(*(tables[:, b, k].tolist() for k in range(n_classes)), strict=True))
+                for b in range(n_branches)]
+    counts = list(zip(*branches, strict=True))
     binary = split != "multiway"
-    no_value = [np.nan] * n
+    side = rows["side"].tolist()
+    if binary:
+        missing_to = [_BINARY_SIDES[s] for s in side]
+    else:
+        missing_to = [_side_name(s, binary, labels[i]) for i, s in enumerate(side)]
     columns = {
         "feature": [name] * n,
         "feature_idx": [j] * n,
         "kind": [kind] * n,
         "split": [split] * n,
-        "threshold": list(rows.get("threshold", no_value)),
+        "threshold": _floats(rows.get("threshold"), n),
         "categories": labels,
-        "left_counts": [c[0] if binary else None for c in counts],
-        "right_counts": [c[1] if binary else None for c in counts],
+        "left_counts": branches[0] if binary else [None] * n,
+        "right_counts": branches[1] if binary else [None] * n,
         "branch_counts": counts,
         "n_missing": [float(n_missing)] * n,
-        "missing_to": [_side_name(s, binary, labels[i]) for i, s in enumerate(rows["side"])],
-        "_lo": list(rows.get("lo", no_value)),
-        "_hi": list(rows.get("hi", no_value)),
+        "missing_to": missing_to,
+        "_lo": _floats(rows.get("lo"), n),
+        "_hi": _floats(rows.get("hi"), n),
         "_codes": list(rows.get("codes", [None] * n)),
     }
     return {"tables": tables, "columns": columns}
+
+
+#: Where a binary candidate sends the missing values, by its side (-1: none missing).
+_BINARY_SIDES = {-1: None, 0: "left", 1: "right"}
+
+
+def _floats(values, n: int) -> list:
+    """``values`` (an array, or None for a column the split kind lacks: NaN) as a list."""
+    return [np.nan] * n if values is None else np.asarray(values, dtype=float).tolist()
 
 
 def _assemble(pieces: list[dict], parent: np.ndarray | None = None) -> pd.DataFrame:
