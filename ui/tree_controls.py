@@ -266,7 +266,7 @@ def candidate_view(table: pd.DataFrame, criterion: str, categorical_split: str, 
                    "below scores every threshold of one feature.")
     chosen = table[table["chosen"]]
     feature = chosen["feature"].iloc[0] if len(chosen) else table["feature"].iloc[0]
-    names = list(dict.fromkeys(table["feature"]))
+    names = table["feature"].unique().tolist()  # in order of appearance
     if st.session_state.get("dt_work_feature") not in names:
         st.session_state.pop("dt_work_feature", None)  # another node or dataset: start afresh
     feature = url.bound(st.selectbox, "Feature to look at", names, index=names.index(feature),

@@ -35,6 +35,21 @@ def test_threshold_curve_has_one_line_per_criterion_and_marks_the_best(iris):
     assert big.layout.margin.b > fig.layout.margin.b
 
 
+def test_a_long_gain_curve_is_drawn_as_lines_a_short_one_marks_every_threshold():
+    """Every threshold of a measurement on thousands of rows is thousands of points a
+    curve: marked one by one they cost the browser a shape each and show nothing more."""
+    rng = np.random.default_rng(0)
+    n = 2 * tf.MARKED_THRESHOLDS
+    X = pd.DataFrame({"x": rng.permutation(n).astype(float)})
+    y = (X["x"] > n / 2).astype(int).to_numpy() ^ (rng.random(n) < 0.2)
+    table = split_candidates(None, X=X, y=y)
+    long = tf.threshold_curve_figure(table, "x", "gini")
+    assert len(long.data[0].x) == n - 1 > tf.MARKED_THRESHOLDS
+    assert {t.mode for t in long.data} == {"lines"}
+    short = tf.threshold_curve_figure(table.iloc[:tf.MARKED_THRESHOLDS], "x", "gini")
+    assert {t.mode for t in short.data} == {"lines+markers"}
+
+
 def test_category_order_reproduces_the_sorted_shares():
     data = Dataset(load_sample("restaurant"), "WillWait")
     table = split_candidates(None, X=data.X, y=data.y)
