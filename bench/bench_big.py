@@ -11,6 +11,10 @@ decimals, a class column "yes"/"no" first, so the target is not the last column)
 a fresh browser context, uploads it on the Data page and then, in the same session (an
 upload belongs to its session), opens every model page from the sidebar and times:
 
+- the upload: Playwright handing the file to the browser (its own protocol, not timed
+  against a target: a user's browser reads the file from disk), then, from the moment the
+  browser has it, the Data page showing the file ("Your file: …", target ≤ 5 s) and
+  settling;
 - the first render of the page: the first useful picture (a chart with data or a tree
   diagram of this page, not a stale one of the page before) and the settled page (its
   fit included: a new file is never cached; a fit may go on behind a progress bar after
@@ -43,7 +47,7 @@ from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.bench_browser import COUNT_RUNS, runs, settle  # noqa: E402
-from tests.e2e.conftest import CHROMIUM_ARGS, exceptions, serve, upload  # noqa: E402
+from tests.e2e.conftest import CHROMIUM_ARGS, exceptions, serve  # noqa: E402
 
 FIRST, STEP = 5.0, 1.0
 
@@ -146,10 +150,17 @@ def one_run(browser, base: str, content: bytes) -> tuple[dict, list[str]]:
     page.goto(base)
     page.wait_for_selector("h1")
     settle(page, time.perf_counter(), 0)
-    start = time.perf_counter()
-    upload(page, "big.csv", content)
     t = Times()
-    t["upload (Data page)"] = time.perf_counter() - start
+    # Playwright hands the 30 MB to the browser through its own protocol, a cost a user
+    # picking a file from disk does not pay: timed apart from the page's own work.
+    before, start = runs(page), time.perf_counter()
+    page.locator('input[type="file"]').set_input_files(
+        {"name": "big.csv", "mimeType": "text/csv", "buffer": content})
+    handed = time.perf_counter()
+    t["upload: Playwright hands the file to the browser"] = handed - start
+    page.get_by_text("Your file: big.csv").first.wait_for()
+    t["Data page: the file shown"] = time.perf_counter() - handed
+    t["Data page: settled"] = settle(page, handed, before)
     errors = []
     t.page("Decision Tree", page)
     t["  max depth 5"] = number(page, "Max depth", 5)
