@@ -28,11 +28,12 @@ def test_threshold_curve_has_one_line_per_criterion_and_marks_the_best(iris):
     assert dict(zip(gain.x, gain.y, strict=True))[5.5] == pytest.approx(0.16859, abs=1e-5)
     assert fig.layout.shapes[0].x0 == pytest.approx(float(gain.x[np.argmax(gain.y)]))
     assert fig.layout.xaxis.title.text.startswith("threshold")
-    # margins set ahead for the legend of criteria (plotly then draws it once), larger
-    # with larger type
+    # margins set ahead for the tick labels (plotly then draws it once), larger with
+    # larger type; the legend of criteria under the plot, the figure taller to hold it
     big = tf.threshold_curve_figure(table, "x", "entropy", Style.presentation())
-    assert fig.layout.margin.r > 150 and big.layout.margin.r > fig.layout.margin.r
-    assert big.layout.margin.b > fig.layout.margin.b
+    assert big.layout.margin.l > fig.layout.margin.l and big.layout.margin.b > fig.layout.margin.b
+    assert fig.layout.legend.orientation == big.layout.legend.orientation == "h"
+    assert big.layout.height > fig.layout.height
 
 
 def test_a_long_gain_curve_is_drawn_as_lines_a_short_one_marks_every_threshold():
