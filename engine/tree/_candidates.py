@@ -232,11 +232,9 @@ def multiway_row(hist: np.ndarray, nan: np.ndarray, criterion: str) -> dict:
 
 
 def _side_name(side: int, binary: bool, labels):
-    if side < 0:
-        return None
     if binary:
-        return "left" if side == 0 else "right"
-    return labels[side]
+        return _BINARY_SIDES[side]
+    return None if side < 0 else labels[side]
 
 
 def _piece(name: str, j: int, kind: str, split: str, rows: dict, labels: list, n_missing) -> dict:
@@ -252,11 +250,7 @@ def _piece(name: str, j: int, kind: str, split: str, rows: dict, labels: list, n
                 for b in range(n_branches)]
     counts = list(zip(*branches, strict=True))
     binary = split != "multiway"
-    side = rows["side"].tolist()
-    if binary:
-        missing_to = [_BINARY_SIDES[s] for s in side]
-    else:
-        missing_to = [_side_name(s, binary, labels[i]) for i, s in enumerate(side)]
+    missing_to = [_side_name(s, binary, labels[i]) for i, s in enumerate(rows["side"].tolist())]
     columns = {
         "feature": [name] * n,
         "feature_idx": [j] * n,

@@ -159,8 +159,8 @@ def _off_common_entries(prep: PreparedFeatures, codes: np.ndarray, features: np.
     # rows of smaller values: every other place (missing values last) is an entry.
     below = np.count_nonzero(values < mode[:, None], axis=1)
     above = below + np.count_nonzero(values == mode[:, None], axis=1)  # (a NaN mode: none)
-    place = np.arange(n_samples)
-    at = np.flatnonzero((place < below[:, None]) | (place >= above[:, None]))
+    places = np.arange(n_samples)
+    at = np.flatnonzero((places < below[:, None]) | (places >= above[:, None]))
     column, place = np.divmod(at, n_samples)
     row = gather(prep.order.ravel(), gather(features, column) * n_samples + place)
     value = gather(values.ravel(), column * n_samples + row)
