@@ -564,7 +564,7 @@ def grow_many(trees: list, X_enc, target, stacked_rows, tree_of_row, weights, en
 
 
 #: Parameters a :class:`RoundGrower` needs at these values (or the tree's own ``fit``):
-#: the binned search scores every feature, and the tree is used as grown.
+#: every feature is searched, and the tree is used as grown.
 _ROUND_PARAMETERS = {"splitter": "best", "max_features": None, "max_leaf_nodes": None,
                      "min_impurity_decrease": 0.0, "ccp_alpha": 0.0, "chi2_alpha": None}
 
@@ -573,18 +573,27 @@ class RoundGrower:
     """Trees of one template grown round after round on the same rows, with new weights
     (AdaBoost) or new targets (gradient boosting): the boosters' fast path.
 
-    The rows are prepared once and searched by :class:`._search_binned.BinnedSearch`,
-    which keeps the root's cut geometry from round to round; each tree is grown by the
-    same builder as every tree (:func:`._builder.build_tree`), and each round's
-    estimator is the one ``clone(template).fit`` on those rows and weights would give.
-    :meth:`make` says whether the template and the data allow it.
+    The rows are prepared once (presorted, coded, binned) for every round. Numeric
+    features without missing values are searched by
+    :class:`._search_binned.BinnedSearch`, which keeps the root's cut geometry from
+    round to round; others (categorical features, missing values, other criteria) by
+    the exact search every tree uses. Each tree is grown by the same builder as every
+    tree (:func:`._builder.build_tree`), and each round's estimator is the one
+    ``clone(template).fit`` on those rows and weights would give (with quantile bins:
+    the bins of all the rows, where a fit on some of them would bin those).
+    :meth:`make` says whether the template allows it.
     """
 
     def __init__(self, template, X_enc: np.ndarray, encoder, classes=None):
         self.bins = resolve_bins(template.binning, X_enc, encoder.n_categories_,
                                  template.max_bins)
-        prep = prepare_features(X_enc, encoder.n_categories_, None, self.bins)
-        self.prep, self.search = prep, BinnedSearch(prep)
+        if serves(X_enc, encoder.n_categories_, template.criterion):
+            self.prep = prepare_features(X_enc, encoder.n_categories_, None, self.bins)
+            self.search = BinnedSearch(self.prep)
+        else:  # prepared as the tree's own fit prepares; build_tree's exact search
+            self.prep = prepare_features(X_enc, encoder.n_categories_, template.max_bins,
+                                         self.bins)
+            self.search = None
         self._started = clone(template)  # each round's estimator is a copy of it
         self._started._start_encoded(encoder, classes)
         self.params = self._started._grow_params(X_enc.shape[0])
@@ -592,14 +601,12 @@ class RoundGrower:
     @classmethod
     def make(cls, template, X_enc: np.ndarray, encoder, classes=None) -> RoundGrower | None:
         """A grower for ``template`` (a decision tree estimator) on ``X_enc``, or None
-        where only the template's own ``fit`` serves (other estimators, settings the
-        binned search does not follow, categorical or missing values)."""
+        where only the template's own ``fit`` serves (other estimators, a full-depth
+        tree, settings other than :data:`_ROUND_PARAMETERS`)."""
         if type(template) not in (DecisionTreeClassifier, DecisionTreeRegressor):
             return None
         params = template.get_params(deep=False)
         if params["max_depth"] is None or any(params[k] != v for k, v in _ROUND_PARAMETERS.items()):
-            return None
-        if not serves(X_enc, encoder.n_categories_, params["criterion"]):
             return None
         return cls(template, X_enc, encoder, classes)
 

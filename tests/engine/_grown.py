@@ -1,8 +1,9 @@
-"""Shared by the boosting tests: a tree grown round by round (``RoundGrower``, the
-binned search) against the same estimator's own ``fit`` (the exact search)."""
+"""Shared by the boosting tests: a tree grown round by round (``RoundGrower``) against
+the same estimator's own ``fit``."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from engine._validation import FeatureEncoder
 from engine.tree._classes import RoundGrower
@@ -27,3 +28,28 @@ def round_grower(template, X, classes=None) -> RoundGrower:
     grower = RoundGrower.make(template, encoder.transform(X), encoder, classes)
     assert grower is not None
     return grower
+
+
+def mixed_frame(rng: np.random.Generator, n: int) -> pd.DataFrame:
+    """Numeric columns, one with gaps, beside text ones, one with gaps: what the
+    binned search does not serve and the exact search does."""
+    return pd.DataFrame({
+        "gappy": np.where(rng.random(n) < 0.15, np.nan, np.round(rng.normal(size=n), 1)),
+        "colour": rng.choice(["red", "green", "blue", "grey"], n),
+        "size": np.round(rng.exponential(size=n), 2),
+        "kind": pd.Series(rng.choice(["x", "y", "z"], n)).where(rng.random(n) > 0.1),
+    })
+
+
+def counting_preparations(monkeypatch) -> list:
+    """A list that gains an entry each time a tree or a grower prepares its rows."""
+    from engine.tree import _classes
+
+    calls, prepare = [], _classes.prepare_features
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return prepare(*args, **kwargs)
+
+    monkeypatch.setattr(_classes, "prepare_features", counted)
+    return calls

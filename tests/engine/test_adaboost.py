@@ -14,7 +14,7 @@ from sklearn.tree import DecisionTreeClassifier as SkTree
 from engine.ensemble._weight_boosting import AdaBoostClassifier
 from engine.tree import DecisionTreeClassifier
 
-from ._grown import assert_same_tree, round_grower
+from ._grown import EXACT, assert_same_tree, counting_preparations, mixed_frame, round_grower
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -253,6 +253,48 @@ def test_binned_trees_on_continuous_data_with_a_cache_are_the_tree_engines():
                 np.testing.assert_array_equal(leaves, ref.apply(X))
             part = grower.search.parts[0]
             assert part._root_classes is not None  # the continuous root took that path
+
+
+def test_trees_on_categories_and_gaps_grown_round_by_round_are_the_tree_engines():
+    """Categorical columns and missing values: the rows are prepared once and searched
+    exactly every round; each round's tree is the tree engine's, whatever the criterion,
+    the categorical split, quantile bins, or rows of zero weight left out."""
+    rng = np.random.default_rng(7)
+    settings = [{"max_depth": 2}, {"max_depth": 3, "criterion": "entropy"},
+                {"max_depth": 2, "categorical_split": "multiway"},
+                {"max_depth": 2, "binning": "quantile", "max_bins": 6}]
+    for n in (60, 250):
+        X = mixed_frame(rng, n)
+        y = np.where(X["colour"].isin(["red", "grey"]) ^ (X["size"] > 1.0), "yes", "no")
+        y = np.where(rng.random(n) < 0.1, "maybe", y)
+        classes, codes = np.unique(y, return_inverse=True)
+        for params in settings:
+            grower = round_grower(DecisionTreeClassifier(**params), X, classes)
+            assert grower.search is None  # not the binned search: the exact one
+            for _round in range(3):
+                w = rng.exponential(size=n)
+                if "binning" not in params:  # (bins are the rows', zero weights or not)
+                    w[rng.random(n) < 0.1] = 0.0
+                ours, leaves = grower.grow(codes, w)
+                ref = DecisionTreeClassifier(**params).fit(X, y, w)
+                assert_same_tree(ours.tree_, ref.tree_,
+                                 exact=(*EXACT, "category_child", "unseen_child"))
+                grown = w > 0
+                np.testing.assert_array_equal(leaves[grown], ref.apply(X)[grown])
+                assert (leaves[~grown] == -1).all()
+
+
+def test_boosting_prepares_categories_and_gaps_once(monkeypatch):
+    """A round on a table the binned search does not serve costs a tree's search, not
+    a tree's fit: the rows are presorted and coded once for every round."""
+    rng = np.random.default_rng(2)
+    X = mixed_frame(rng, 200)
+    y = np.where((X["size"] > 0.7) ^ (rng.random(200) < 0.2), "big", "small")  # no perfect learner
+    calls = counting_preparations(monkeypatch)
+    ada = AdaBoostClassifier(estimator=DecisionTreeClassifier(max_depth=2), n_estimators=8,
+                             random_state=0).fit(X, y)
+    assert len(ada.estimators_) == 8
+    assert len(calls) == 1
 
 
 def test_any_estimator_falls_back_to_its_own_fit():

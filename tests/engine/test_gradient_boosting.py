@@ -21,7 +21,7 @@ from engine.ensemble._losses import (
 )
 from engine.tree import DecisionTreeRegressor
 
-from ._grown import assert_same_tree, round_grower
+from ._grown import assert_same_tree, counting_preparations, mixed_frame, round_grower
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -153,6 +153,37 @@ def test_binned_regression_tree_is_the_tree_engines_tree():
         np.testing.assert_array_equal(leaves, ref.apply(X))
 
 
+def test_regression_trees_on_categories_and_gaps_are_the_tree_engines():
+    """Categorical columns and missing values, searched exactly on rows prepared once:
+    every round's tree is the tree engine's, on all rows or on a subsample's."""
+    rng = np.random.default_rng(4)
+    for n in (80, 300):
+        X = mixed_frame(rng, n)
+        for depth, leaf in ((2, 1), (3, 5)):
+            grower = round_grower(DecisionTreeRegressor(max_depth=depth, min_samples_leaf=leaf), X)
+            assert grower.search is None  # not the binned search: the exact one
+            for _round in range(3):
+                r = rng.normal(size=n) + (X["colour"] == "red") * 2.0
+                w = np.ones(n)
+                rows = np.sort(rng.permutation(n)[:int(0.7 * n)]) if _round else np.arange(n)
+                ours, leaves = grower.grow(r, w, rows)
+                mask = np.zeros(n)
+                mask[rows] = 1.0
+                ref = DecisionTreeRegressor(max_depth=depth, min_samples_leaf=leaf).fit(X, r, w * mask)
+                assert_same_tree(ours.tree_, ref.tree_)
+                np.testing.assert_array_equal(leaves[rows], ref.apply(X)[rows])
+
+
+def test_gradient_boosting_prepares_categories_and_gaps_once(monkeypatch):
+    rng = np.random.default_rng(6)
+    X = mixed_frame(rng, 200)
+    y = np.where(X["size"] > 0.7, "big", "small")
+    calls = counting_preparations(monkeypatch)
+    gb = GradientBoostingClassifier(n_estimators=6, subsample=0.8, random_state=0).fit(X, y)
+    assert gb.estimators_.shape == (6, 1)
+    assert len(calls) == 1
+
+
 def test_dense_scoring_of_equal_weights_grows_the_tree_engines_trees(monkeypatch):
     """Rows of equal weight in entry mode (every row its own value in most columns) are
     scored run by run against broadcast left weights, ties marked in the columns that
@@ -240,13 +271,17 @@ def test_binned_trees_with_few_valued_columns_searched_apart_are_the_tree_engine
     assert {0, 1, 4} <= set(ours.tree_.feature[ours.tree_.feature >= 0])
 
 
-def test_dataframe_with_categories_takes_the_tree_estimator_path():
+def test_dataframe_with_categories_is_boosted_on_the_boosters_encoding():
+    """Text columns are grown round by round on the booster's own encoding (no tree
+    encodes the frame again), and the trees read a new frame as the booster does."""
     rng = np.random.default_rng(0)
     frame = pd.DataFrame({"x": rng.normal(size=120), "c": rng.choice(["a", "b", "c"], 120)})
     y = frame["x"] + (frame["c"] == "b") * 3.0
     gb = GradientBoostingRegressor(n_estimators=30, max_depth=2).fit(frame, y)
-    assert gb.estimators_[0, 0].encoder_ is not gb.encoder_  # fitted by the tree itself
+    assert gb.estimators_[0, 0].encoder_ is gb.encoder_
     assert gb.score(frame, y) > 0.9
+    shuffled = frame.sample(frac=1.0, random_state=1)[["c", "x"]]  # columns found by name
+    np.testing.assert_allclose(gb.predict(shuffled), gb.predict(frame.loc[shuffled.index]))
 
 
 @pytest.mark.slow
