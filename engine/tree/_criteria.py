@@ -25,6 +25,7 @@ statistics of any node or candidate child are sums, and gains follow from sums.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import cached_property
 from typing import Protocol
 
@@ -155,7 +156,7 @@ class Criterion(Protocol):
     def measure(self, rows: np.ndarray, node: np.ndarray, n_nodes: int): ...
     def of_totals(self, totals: np.ndarray): ...
     def weight(self, stats: np.ndarray) -> np.ndarray: ...
-    def gain(self, children: list[np.ndarray], parent: np.ndarray, parent_imp) -> np.ndarray: ...
+    def gain(self, children: Iterable[np.ndarray], parent: np.ndarray, parent_imp) -> np.ndarray: ...
     def order_key(self, hist: np.ndarray, totals: np.ndarray) -> np.ndarray: ...
 
 
@@ -259,8 +260,9 @@ class ClassificationCriterion:
             return stats[..., -1]
         return sum(stats[..., q] for q in range(self.n_classes))
 
-    def gain(self, children: list[np.ndarray], parent: np.ndarray, parent_imp) -> np.ndarray:
-        """Δ for children statistics (each (..., n_stats)) of a parent (..., n_stats)."""
+    def gain(self, children: Iterable[np.ndarray], parent: np.ndarray, parent_imp) -> np.ndarray:
+        """Δ for children statistics (each (..., n_stats), read once, in order) of a
+        parent (..., n_stats)."""
         cost = sum(self._cost(c) for c in children)
         return parent_imp - cost / self.weight(parent)
 
@@ -340,7 +342,7 @@ class SquaredErrorCriterion:
     def weight(self, stats: np.ndarray) -> np.ndarray:
         return stats[..., 0]
 
-    def gain(self, children: list[np.ndarray], parent: np.ndarray, parent_imp) -> np.ndarray:
+    def gain(self, children: Iterable[np.ndarray], parent: np.ndarray, parent_imp) -> np.ndarray:
         w_parent = parent[..., 0]
         mean = parent[..., 1] / w_parent
         explained = 0.0

@@ -12,19 +12,26 @@ from ._criteria import entropy, tie_floor
 from ._splitter import Candidates, keep_valid, missing_only_candidates, score_binary
 
 
-def category_histogram(crit, level, codes: np.ndarray, n_categories: int) -> np.ndarray:
+def level_statistics(crit, level) -> np.ndarray:
+    """(n_stats, rows) the statistics of the level's rows, one contiguous row each:
+    gathered once a level for all its categorical features."""
+    return np.ascontiguousarray(crit.stats[level.rows].T)
+
+
+def category_histogram(level, codes: np.ndarray, n_categories: int, stats: np.ndarray) -> np.ndarray:
     """Statistics per (node, category), shape (m, n_categories + 1, n_stats).
 
     ``codes`` are the active rows' category codes with missing coded ``n_categories``
-    (the last slot).
+    (the last slot); ``stats`` is :func:`level_statistics`. One ``np.bincount`` of the
+    rows' (node, category) slots a statistic, each summing its rows in row order.
     """
-    m, n_stats = level.totals.shape
-    key = (level.node * (n_categories + 1) + codes)[:, None] * n_stats + np.arange(n_stats)
-    hist = np.bincount(
-        key.ravel(), weights=crit.stats[level.rows].ravel(),
-        minlength=m * (n_categories + 1) * n_stats,
-    )
-    return hist.reshape(m, n_categories + 1, n_stats)
+    m = level.n_nodes
+    size = m * (n_categories + 1)
+    slot = level.node * (n_categories + 1) + codes
+    hist = np.empty((len(stats), size))
+    for out, weights in zip(hist, stats, strict=True):
+        out[:] = np.bincount(slot, weights=weights, minlength=size)
+    return hist.T.reshape(m, n_categories + 1, len(stats))
 
 
 def binary_category_candidates(crit, level, hist, min_leaf):
@@ -57,20 +64,31 @@ def multiway_candidates(crit, level, hist, min_leaf) -> Candidates:
     children, nan = hist[:, :-1], hist[:, -1]
     present = children[..., -1] > 0
     parent = level.totals
-    base = [children[:, c] for c in range(children.shape[1])]
-    # Option c: the missing rows join branch c (all options equal when there are none).
-    options = np.stack(
-        [crit.gain(base[:c] + [base[c] + nan] + base[c + 1:], parent, level.impurity)
-         for c in range(len(base))], axis=1,
-    )
+    n_branches = children.shape[1]
+    base = [children[:, c] for c in range(n_branches)]
+    if (nan[:, -1] > 0).any():
+        # Option c (axis 1): the missing rows join branch c. The gain takes the branches
+        # one at a time, each under every option at once, and adds them up in branch
+        # order, as it would for each option alone.
+        joins = np.eye(n_branches, dtype=bool)[None, :, :, None]  # (1, option, branch, 1)
+        branches = (np.where(joins[:, :, b], (base[b] + nan)[:, None], base[b][:, None])
+                    for b in range(n_branches))
+        options = crit.gain(branches, parent[:, None], level.impurity[:, None])
+    else:  # no missing rows: every option is the same split
+        options = np.repeat(crit.gain(base, parent, level.impurity)[:, None], n_branches, axis=1)
     score = options
-    if crit.ratio:
-        w = crit.weight(children)[:, None, :] + np.eye(len(base))[None] * crit.weight(nan)[:, None, None]
+    if crit.ratio:  # each option's split information (one for all, with no missing rows)
+        w = crit.weight(children)[:, None, :]
+        if (nan[:, -1] > 0).any():
+            w = w + np.eye(n_branches)[None] * crit.weight(nan)[:, None, None]
         score = options / np.maximum(entropy(w), 1e-300)
     # An option is allowed when every branch holding rows (the missing ones included)
-    # keeps min_samples_leaf of them and the gain is enough; empty ID3 branches are fine.
-    n_rows = children[:, None, :, -1] + np.eye(len(base))[None] * nan[:, None, None, -1]
-    allowed = np.all((n_rows == 0) | (n_rows >= min_leaf), axis=2)
+    # keeps min_samples_leaf of them and the gain is enough; empty ID3 branches are fine:
+    # the other branches as they are, branch c with the missing rows.
+    n_rows = children[..., -1]
+    short = (n_rows > 0) & (n_rows < min_leaf)
+    joined = n_rows + nan[:, -1:]
+    allowed = (short.sum(axis=1)[:, None] == short) & ((joined == 0) | (joined >= min_leaf))
     allowed &= (present.sum(axis=1) >= 2)[:, None] & (options > level.min_gain[:, None])
     score = np.where(present & allowed, score, -np.inf)
     tied = score >= tie_floor(score.max(axis=1), level.impurity)[:, None]

@@ -32,6 +32,7 @@ from ._criteria import Criterion, whole_weights
 from ._search_categorical import (
     binary_category_candidates,
     category_histogram,
+    level_statistics,
     multiway_candidates,
 )
 from ._search_sparse import SparseBits
@@ -357,13 +358,16 @@ def _all_candidates(prep, crit, level, order, min_leaf, multiway, allowed=None):
     parts, orders = [], {}
     if len(prep.numeric):
         parts += _numeric_parts(prep, crit, level, order, min_leaf, allowed)
+    stats = None
     for j in prep.categorical:
         if allowed is not None and not allowed[:, j].any():
             continue
+        if stats is None:
+            stats = level_statistics(crit, level)
         n_cat = int(prep.n_categories[j])
         x = prep.source.values[j, level.data_rows]
         codes = np.where(np.isnan(x), n_cat, x).astype(np.intp)
-        hist = category_histogram(crit, level, codes, n_cat)
+        hist = category_histogram(level, codes, n_cat, stats)
         if multiway:
             part = multiway_candidates(crit, level, hist, min_leaf)
             part = select_candidates(part, ~level.used[part.node, j])
