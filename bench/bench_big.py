@@ -5,9 +5,9 @@ makes the data, needed)::
 
     .venv/bin/python bench/bench_big.py               # median of 3
     .venv/bin/python bench/bench_big.py --rows 50000  # a smaller file
+    .venv/bin/python bench/bench_big.py --table mixed # a customer export: text, dates, gaps
 
-Each repeat writes a new CSV (``make_classification``, 20 numeric columns rounded to 4
-decimals, a class column "yes"/"no" first, so the target is not the last column), starts
+Each repeat writes a new CSV, starts
 a fresh browser context, uploads it on the Data page and then, in the same session (an
 upload belongs to its session), opens every model page from the sidebar and times:
 
@@ -52,17 +52,62 @@ from tests.e2e.conftest import CHROMIUM_ARGS, exceptions, serve  # noqa: E402
 FIRST, STEP = 5.0, 1.0
 
 
-def big_csv(n_rows: int, seed: int) -> bytes:
-    """A 20-feature, two-class table of ``n_rows`` rows, class column first."""
+def numeric_csv(n_rows: int, seed: int) -> bytes:
+    """``--table numeric``: 20 numeric columns (``make_classification``) rounded to 4
+    decimals, a class column "yes"/"no" first, so the target is not the last column."""
     from sklearn.datasets import make_classification
 
     X, y = make_classification(n_samples=n_rows, n_features=20, n_informative=5,
                                random_state=seed)
     frame = pd.DataFrame(X.round(4), columns=[f"x{j}" for j in range(20)])
     frame.insert(0, "class", np.where(y == 1, "yes", "no"))
+    return _csv_bytes(frame)
+
+
+def mixed_csv(n_rows: int, seed: int) -> bytes:
+    """``--table mixed``: a customer export as a company hands it out. A unique
+    customer code, a person's name and a sign-up date (none of them a feature), four
+    text columns (two coded from informative columns, one of up to 200 cities, one of
+    pure noise), seven measurements with 5% of their values missing, and the class
+    "churned" in the middle."""
+    from sklearn.datasets import make_classification
+
+    rng = np.random.default_rng(seed)
+    X, y = make_classification(n_samples=n_rows, n_features=10, n_informative=5,
+                               random_state=seed)
+
+    def coded(v, labels):  # quantile bands of v, one label each
+        edges = np.quantile(v, np.linspace(0, 1, len(labels) + 1)[1:-1])
+        return np.array(labels)[np.searchsorted(edges, v)]
+
+    first = np.array(["Ana", "Ben", "Chloé", "Dev", "Eun", "Femi", "Gus", "Hana"])
+    last = np.array(["Smith", "Okafor", "Nguyen", "García", "Kowalski", "Ito"])
+    days = pd.to_timedelta(rng.integers(0, 1800, n_rows), unit="D")
+    frame = pd.DataFrame({
+        "customer_id": [f"C{i:07d}" for i in rng.permutation(n_rows)],
+        "name": np.char.add(np.char.add(rng.choice(first, n_rows), " "), rng.choice(last, n_rows)),
+        "signup_date": (pd.Timestamp("2020-01-01") + days).strftime("%Y-%m-%d"),
+        "region": coded(X[:, 0], ["North", "South", "East", "West", "Central"]),
+        "plan": coded(X[:, 1], ["basic", "plus", "premium"]),
+        "device": rng.choice(np.array(["android", "ios", "web", "desktop"]), n_rows),
+        "city": np.char.add("city_", (np.abs(X[:, 2]) * 40).astype(int).clip(0, 199).astype(str)),
+    })
+    for j in range(3, 10):
+        column = X[:, j].round(3)
+        column[rng.random(n_rows) < 0.05] = np.nan
+        frame[f"m{j}"] = column
+    frame.insert(8, "churned", np.where(y == 1, "yes", "no"))
+    return _csv_bytes(frame)
+
+
+def _csv_bytes(frame: pd.DataFrame) -> bytes:
     buffer = io.StringIO()
     frame.to_csv(buffer, index=False)
     return buffer.getvalue().encode()
+
+
+TABLES = {"numeric": (numeric_csv, "20 numeric features"),
+          "mixed": (mixed_csv, "a customer export: codes, names, dates, text and gaps")}
 
 
 def timed(page, action, timeout: float = 600.0) -> float:
@@ -192,19 +237,21 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--rows", type=int, default=200_000)
+    parser.add_argument("--table", choices=TABLES, default="numeric")
     args = parser.parse_args()
+    make, described = TABLES[args.table]
     results, errors = [], []
     with serve() as base, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=shutil.which("chromium"), headless=True,
                                      args=CHROMIUM_ARGS)
         for k in range(args.repeats):
-            content = big_csv(args.rows, seed=k)  # a new file: nothing cached
+            content = make(args.rows, seed=k)  # a new file: nothing cached
             print(f"run {k + 1}: {len(content) / 1e6:.1f} MB", flush=True)
             times, found = one_run(browser, base, content)
             results.append(times)
             errors += found
         browser.close()
-    print(f"\n{args.rows:,} rows × 20 features, medians of {args.repeats}\n")
+    print(f"\n{args.rows:,} rows, {described}; medians of {args.repeats}\n")
     print("| view | median s | runs | target | status |\n|---|---|---|---|---|")
     for name in results[0]:
         values = [r[name] for r in results]
