@@ -101,6 +101,14 @@ class PreparedFeatures:
         return codes.astype(np.int16) if small else codes
 
     @cached_property
+    def category_codes(self) -> dict[int, np.ndarray]:
+        """Each categorical feature's code of every row, a missing value coded as the
+        feature's number of categories (a histogram's last slot), in the narrowest
+        integer type: a level's codes are then one gather of small integers."""
+        return {int(j): np.where(np.isnan(self.values[j]), self.n_categories[j], self.values[j])
+                .astype(smallest_int(int(self.n_categories[j]))) for j in self.categorical}
+
+    @cached_property
     def distinct(self) -> np.ndarray:
         """(n_features,) bool: no two rows share a code of :attr:`row_codes` (no ties,
         at most one missing value). Such a feature varies in every node of two rows or

@@ -27,7 +27,7 @@ def category_histogram(level, codes: np.ndarray, n_categories: int, stats: np.nd
     """
     m = level.n_nodes
     size = m * (n_categories + 1)
-    slot = level.node * (n_categories + 1) + codes
+    slot = codes if m == 1 else level.node * (n_categories + 1) + codes
     hist = np.empty((len(stats), size))
     for out, weights in zip(hist, stats, strict=True):
         out[:] = np.bincount(slot, weights=weights, minlength=size)

@@ -365,8 +365,7 @@ def _all_candidates(prep, crit, level, order, min_leaf, multiway, allowed=None):
         if stats is None:
             stats = level_statistics(crit, level)
         n_cat = int(prep.n_categories[j])
-        x = prep.source.values[j, level.data_rows]
-        codes = np.where(np.isnan(x), n_cat, x).astype(np.intp)
+        codes = gather(prep.source.category_codes[int(j)], level.data_rows)
         hist = category_histogram(level, codes, n_cat, stats)
         if multiway:
             part = multiway_candidates(crit, level, hist, min_leaf)
