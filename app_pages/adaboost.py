@@ -41,6 +41,7 @@ too_much = limits.check_work(len(dataset.y_train), params["n_estimators"], "adab
 if too_much:
     st.error(too_much)
     state.stop()
+ac.prefetch_pair(dataset, params, features)
 try:
     model = ac.fit(dataset, params, features)
 except ValueError as error:

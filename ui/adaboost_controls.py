@@ -24,7 +24,7 @@ from viz import adaboost_figures as af
 
 from . import data_controls as dc
 from . import predict, questions, tables, url
-from .axes import axis_pair
+from .axes import axis_pair, chosen_pair
 from .markdown import literal
 from .params import Control, cache_key, draw_controls, seed
 
@@ -34,6 +34,7 @@ HELP = {
     "source": "Which model's round t the points show: α_i, the × marks and the split line.",
 }
 SOURCES = ["all features", "the two drawn features"]
+PAIR_KEYS = ("ab_x", "ab_y")  # the URL keys of the picture's two features
 
 
 def boost_features(dataset: Dataset) -> list[str]:
@@ -85,6 +86,21 @@ def fit(dataset: Dataset, params: dict, columns: list[str]) -> AdaBoostClassifie
     key = ("adaboost", *cache_key(dataset, params), tuple(columns))
     return fit_once(key, lambda progress: _estimator(params).fit(
         dataset.X_train[columns], dataset.y_train, progress=progress), "Boosting: rounds done")
+
+
+def prefetch_pair(dataset: Dataset, params: dict, features: list[str]) -> None:
+    """Start the round view's two-feature model (:func:`fit` of the pair its axes will
+    show) in a worker process, before the page fits its own model on ``features``: on
+    a large upload the two fits run side by side instead of one after the other."""
+    numeric = numeric_features(dataset)
+    if len(numeric) < 2:
+        return
+    pair = list(chosen_pair(dataset, numeric, PAIR_KEYS))
+    if pair != features:
+        # (the estimator's own fit: a worker unpickles it with the engine alone)
+        prefetch((("adaboost", *cache_key(dataset, params), tuple(pair)),
+                  lambda: in_worker(_estimator(params).fit, dataset.X_train[pair],
+                                    dataset.y_train)))
 
 
 @st.cache_data(max_entries=16, show_spinner="Drawing every round's boundary once…")
@@ -156,7 +172,7 @@ def round_view(dataset: Dataset, model, params: dict, features: list[str], style
     picture = None
     shown, shown_columns = model, features
     if len(numeric) >= 2:
-        pair = axis_pair(dataset, numeric, ("ab_x", "ab_y"), help=(HELP["pair"], HELP["pair"]))
+        pair = axis_pair(dataset, numeric, PAIR_KEYS, help=(HELP["pair"], HELP["pair"]))
         pair_model = model if list(pair) == features else fit(dataset, params, list(pair))
         source = SOURCES[0] if pair_model is model else url.bound(
             st.radio, "Points, × marks and split line from the model on", SOURCES,

@@ -42,3 +42,19 @@ def axis_pair(dataset: Dataset, numeric: list[str], keys: tuple[str, str],
                   index=others.index(next(c for c in ranked if c != a)), key=keys[1],
                   help=help[1])
     return a, b
+
+
+def chosen_pair(dataset: Dataset, numeric: list[str], keys: tuple[str, str]) -> tuple[str, str]:
+    """The pair :func:`axis_pair` (same ``keys``) will show, read without drawing its
+    choices: the session's, or the link's, where it is among ``numeric``; else the
+    default. For work started before the choices are drawn."""
+    ranked = _ranked(dataset, dataset.content_hash, tuple(numeric))
+
+    def chosen(key: str):
+        return st.session_state.get(key, st.query_params.get(key))
+
+    a = chosen(keys[0])
+    a = a if a in numeric else ranked[0]
+    b = chosen(keys[1])
+    b = b if b in numeric and b != a else next(c for c in ranked if c != a)
+    return a, b

@@ -115,6 +115,27 @@ def test_many_features_fit_a_second_model_for_the_boundary():
     assert len(at.get("plotly_chart")) == 1
 
 
+def test_the_boundarys_model_starts_before_the_pages_own(monkeypatch):
+    """The picture's two features (the link's) get their model started in the
+    background before the page fits its own on all features, and the picture uses it."""
+    import ui.adaboost_controls as ac
+
+    started, prefetch = [], ac.prefetch
+
+    def recorded(*jobs):
+        started.extend(key for key, _ in jobs)
+        return prefetch(*jobs)
+
+    monkeypatch.setattr(ac, "prefetch", recorded)
+    at = run_app(PAGE, data="spambase", ab_rounds="4", ab_x="word_freq_all",
+                 ab_y="word_freq_our")
+    assert_clean(at)
+    assert started[0][0] == "adaboost" and started[0][-1] == ("word_freq_all", "word_freq_our")
+    assert (at.selectbox(key="ab_x").value, at.selectbox(key="ab_y").value) == \
+        ("word_freq_all", "word_freq_our")
+    assert "second AdaBoost" in texts(at) and len(at.get("plotly_chart")) == 1
+
+
 def test_fewer_than_two_numeric_features_still_show_the_arithmetic():
     at = run_app(PAGE, data="playtennis", ab_rounds="4", ab_round="2")
     assert_clean(at)
