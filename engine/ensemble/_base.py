@@ -381,7 +381,7 @@ class _Walk:
         while n:
             pair, node, row_start = self.sets[0][:, :n]
             if general:  # the last drop left only pairs at internal nodes
-                node[:] = tree.step(node, self.flat[row_start + tree.feature[node]], True, True)
+                node[:] = tree.step(node, gather(self.flat, row_start + gather(tree.feature, node)), True, True)
             else:
                 steps = (schedule[compactions] if compactions < len(schedule) else 1) - taken
                 compactions, taken = compactions + 1, 0

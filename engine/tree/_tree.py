@@ -124,17 +124,18 @@ class Tree:
         ``x`` may hold NaN and whether the tree has categorical splits (their work is
         skipped when not). Forests and inspection walk many trees with it."""
         # A numeric split's right child is left + 1; NaN compares False, fixed below.
-        child = self.children_left[at] + (x > self.threshold[at])
-        if categorical:
-            is_cat = (self.split_kind[at] != NUMERIC) & ~np.isnan(x)
-            code = x[is_cat].astype(np.intp)
-            known = (code >= 0) & (code < self.category_child.shape[1])
-            cat_at = at[is_cat]
-            by_code = self.category_child[cat_at, np.where(known, code, 0)]
-            child[is_cat] = np.where(known & (by_code >= 0), by_code, self.unseen_child[cat_at])
+        child = self.children_left.take(at) + (x > self.threshold.take(at))
+        nan = np.isnan(x) if missing or categorical else None
+        if categorical:  # (positions, then gathers: cheaper than boolean masks)
+            cat = np.flatnonzero((self.split_kind.take(at) != NUMERIC) & ~nan)
+            cat_at, code = at.take(cat), x.take(cat).astype(np.intp)
+            width = self.category_child.shape[1]
+            known = (code >= 0) & (code < width)
+            by_code = self.category_child.take(cat_at * width + np.where(known, code, 0))
+            child[cat] = np.where(known & (by_code >= 0), by_code, self.unseen_child.take(cat_at))
         if missing:
-            nan = np.isnan(x)
-            child[nan] = self.missing_child[at[nan]]
+            gone = np.flatnonzero(nan)
+            child[gone] = self.missing_child.take(at.take(gone))
         return child
 
     def _descend(self, X: np.ndarray):
