@@ -7,7 +7,7 @@ makes the data, needed)::
     .venv/bin/python bench/bench_big.py --rows 50000  # a smaller file
     .venv/bin/python bench/bench_big.py --table mixed # a customer export: text, dates, gaps
 
-Each repeat writes a new CSV, starts
+Each repeat writes a new CSV (``--table``: :func:`numeric_csv` or :func:`mixed_csv`), starts
 a fresh browser context, uploads it on the Data page and then, in the same session (an
 upload belongs to its session), opens every model page from the sidebar and times:
 
