@@ -216,15 +216,20 @@ def stack_trees(trees: list[Tree]) -> StackedTrees:
     sizes = np.array([t.node_count for t in trees])
     roots = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp)
     width = max(t.category_child.shape[1] for t in trees)
+    ends = roots + sizes
     columns = {}
     for f in fields(Tree):
         parts = [getattr(t, f.name) for t in trees]
-        if f.name == "category_child":
+        if f.name == "category_child" and any(p.shape[1] != width for p in parts):
             parts = [np.pad(p, ((0, 0), (0, width - p.shape[1])), constant_values=-1)
                      for p in parts]
-        if f.name in NODE_REFERENCES:
-            parts = [np.where(p >= 0, p + r, p) for p, r in zip(parts, roots, strict=True)]
-        columns[f.name] = np.concatenate(parts)
+        column = np.concatenate(parts)
+        if f.name in NODE_REFERENCES:  # each tree's ids moved by its first, in place: a
+            # category table (a row of every node) is most of a forest's memory
+            for first, end in zip(roots.tolist(), ends.tolist(), strict=True):
+                ids = column[first:end]
+                np.add(ids, first, out=ids, where=ids >= 0)
+        columns[f.name] = column
     return StackedTrees(Tree(**columns), roots)
 
 
