@@ -38,10 +38,14 @@ def axis_pair(dataset: Dataset, numeric: list[str], keys: tuple[str, str],
     a = url.bound(first.selectbox, "x axis", numeric, index=numeric.index(ranked[0]),
                   key=keys[0], help=help[0])
     others = [c for c in numeric if c != a]
-    b = url.bound(second.selectbox, "y axis", others,
-                  index=others.index(next(c for c in ranked if c != a)), key=keys[1],
-                  help=help[1])
+    b = url.bound(second.selectbox, "y axis", others, index=others.index(_partner(ranked, a)),
+                  key=keys[1], help=help[1])
     return a, b
+
+
+def _partner(ranked: list[str], a: str) -> str:
+    """The y axis a pair opens on beside the x axis ``a``: the first other of the ranking."""
+    return next(c for c in ranked if c != a)
 
 
 def chosen_pair(dataset: Dataset, numeric: list[str], keys: tuple[str, str]) -> tuple[str, str]:
@@ -56,5 +60,5 @@ def chosen_pair(dataset: Dataset, numeric: list[str], keys: tuple[str, str]) -> 
     a = chosen(keys[0])
     a = a if a in numeric else ranked[0]
     b = chosen(keys[1])
-    b = b if b in numeric and b != a else next(c for c in ranked if c != a)
+    b = b if b in numeric and b != a else _partner(ranked, a)
     return a, b
