@@ -94,9 +94,8 @@ class PreparedFeatures:
             rank = self.rank
             n_values = np.where(np.isnan(self.numeric_values), -1, rank).max(axis=1) + 1
             codes[:, self.numeric] = np.minimum(rank, n_values[:, None]).T  # missing: one code
-        for j in self.categorical:
-            column = self.values[j]
-            codes[:, j] = np.where(np.isnan(column), self.n_categories[j], column)
+        for j, column in self.category_codes.items():
+            codes[:, j] = column
         small = codes.size == 0 or codes.max() < 2**15
         return codes.astype(np.int16) if small else codes
 

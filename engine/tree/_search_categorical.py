@@ -66,7 +66,8 @@ def multiway_candidates(crit, level, hist, min_leaf) -> Candidates:
     parent = level.totals
     n_branches = children.shape[1]
     base = [children[:, c] for c in range(n_branches)]
-    if (nan[:, -1] > 0).any():
+    any_missing = bool((nan[:, -1] > 0).any())
+    if any_missing:
         # Option c (axis 1): the missing rows join branch c. The gain takes the branches
         # one at a time, each under every option at once, and adds them up in branch
         # order, as it would for each option alone.
@@ -79,7 +80,7 @@ def multiway_candidates(crit, level, hist, min_leaf) -> Candidates:
     score = options
     if crit.ratio:  # each option's split information (one for all, with no missing rows)
         w = crit.weight(children)[:, None, :]
-        if (nan[:, -1] > 0).any():
+        if any_missing:
             w = w + np.eye(n_branches)[None] * crit.weight(nan)[:, None, None]
         score = options / np.maximum(entropy(w), 1e-300)
     # An option is allowed when every branch holding rows (the missing ones included)
