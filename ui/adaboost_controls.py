@@ -83,9 +83,13 @@ def fit(dataset: Dataset, params: dict, columns: list[str]) -> AdaBoostClassifie
     Raises ValueError when it cannot be fitted (e.g. the first learner is no better
     than chance).
     """
-    key = ("adaboost", *cache_key(dataset, params), tuple(columns))
-    return fit_once(key, lambda progress: _estimator(params).fit(
+    return fit_once(_fit_key(dataset, params, columns), lambda progress: _estimator(params).fit(
         dataset.X_train[columns], dataset.y_train, progress=progress), "Boosting: rounds done")
+
+
+def _fit_key(dataset: Dataset, params: dict, columns: list[str]) -> tuple:
+    """The shared key of :func:`fit`'s model on ``columns``."""
+    return ("adaboost", *cache_key(dataset, params), tuple(columns))
 
 
 def prefetch_pair(dataset: Dataset, params: dict, features: list[str]) -> None:
@@ -98,7 +102,7 @@ def prefetch_pair(dataset: Dataset, params: dict, features: list[str]) -> None:
     pair = list(chosen_pair(dataset, numeric, PAIR_KEYS))
     if pair != features:
         # (the estimator's own fit: a worker unpickles it with the engine alone)
-        prefetch((("adaboost", *cache_key(dataset, params), tuple(pair)),
+        prefetch((_fit_key(dataset, params, pair),
                   lambda: in_worker(_estimator(params).fit, dataset.X_train[pair],
                                     dataset.y_train)))
 

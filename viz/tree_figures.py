@@ -133,7 +133,7 @@ def threshold_curve_figure(table: pd.DataFrame, feature: str, criterion: str,
     gains = gains[np.isfinite(gains)]
     y_range = (float(gains.min()), float(gains.max())) if gains.size else (0.0, 1.0)
     # the legend under the plot: at the right, in a projector's large type on a 1024-pixel
-    # screen, it took two fifths of the width and met the best threshold's label
+    # screen, it would take two fifths of the width and meet the best threshold's label
     return style.legend_below(style.reserve_margins(fig, y_range=y_range), plot_height=300)
 
 
