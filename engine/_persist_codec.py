@@ -13,7 +13,15 @@ import numpy as np
 import pandas as pd
 
 from ._validation import FeatureEncoder
-from .tree._tree import LEAF, NUMERIC, TREE_LEAF, TREE_UNDEFINED, Tree
+from .tree._tree import (
+    CATEGORY_RUNS,
+    LEAF,
+    NUMERIC,
+    TREE_LEAF,
+    TREE_UNDEFINED,
+    Tree,
+    category_runs,
+)
 
 #: dtype names allowed in a file, and the NumPy dtype each one loads as.
 DTYPES = {"float64": np.float64, "int64": np.int64, "int8": np.int8, "uint8": np.uint8,
@@ -242,7 +250,10 @@ def load_encoder(node, where: str) -> FeatureEncoder:
 
 _TREE_DTYPES = {"threshold": "float64", "value": "float64", "impurity": "float64",
                 "weighted_n_node_samples": "float64", "split_kind": "int8"}
-_TREE_NDIM = {"category_child": 2, "value": 2}
+_TREE_NDIM = {"value": 2}
+#: What a version-1 file holds instead of the category runs: a row per node of the
+#: child of each category code (-1: none), as wide as the most categories.
+_V1_GRID = "category_child"
 
 
 def dump_tree(tree: Tree) -> dict:
@@ -250,16 +261,26 @@ def dump_tree(tree: Tree) -> dict:
 
 
 def load_tree(node, where: str, n_features: int, n_outputs: int | None) -> Tree:
-    """A Tree whose arrays are consistent: see :func:`check_tree` for what is checked."""
+    """A Tree whose arrays are consistent: see :func:`check_tree` for what is checked.
+    A version-1 tree's table of a row per node becomes the category runs."""
     names = [f.name for f in fields(Tree)]
+    if isinstance(node, dict) and _V1_GRID in node:
+        names = [_V1_GRID if name == "category_count" else name for name in names
+                 if name != CATEGORY_RUNS]
     node = load_dict(node, where, ["type", *names])
     if node["type"] != "tree":
         raise fail(where + ".type", "must be 'tree'")
     arrays = {}
     for name in names:
         dtype = _TREE_DTYPES.get(name, "int64")
-        array = load_array(node[name], f"{where}.{name}", (dtype,), _TREE_NDIM.get(name, 1))
+        ndim = 2 if name == _V1_GRID else _TREE_NDIM.get(name, 1)
+        array = load_array(node[name], f"{where}.{name}", (dtype,), ndim)
         arrays[name] = array.astype(np.intp) if dtype == "int64" else array
+    if _V1_GRID in arrays:
+        grid = arrays.pop(_V1_GRID)
+        if len(grid) != len(arrays["children_left"]):
+            raise fail(where, "must have arrays of one common, non-zero length (the node count)")
+        arrays["category_count"], arrays[CATEGORY_RUNS] = category_runs(grid)
     tree = Tree(**arrays)
     check_tree(tree, where, n_features, n_outputs)
     return tree
@@ -267,9 +288,10 @@ def load_tree(node, where: str, n_features: int, n_outputs: int | None) -> Tree:
 
 def check_tree(tree: Tree, where: str, n_features: int, n_outputs: int | None) -> None:
     """Same length everywhere; children after their parent, each node in one sibling
-    group; features in range; leaves marked alike in every array."""
+    group; features in range; leaves marked alike in every array; a run of category
+    children exactly at each categorical split, each child one of its node's."""
     n = len(tree.children_left)
-    if n == 0 or any(len(getattr(tree, f.name)) != n for f in fields(Tree)):
+    if n == 0 or any(len(getattr(tree, f.name)) != n for f in fields(Tree) if f.name != CATEGORY_RUNS):
         raise fail(where, "must have arrays of one common, non-zero length (the node count)")
     if n_outputs is not None and tree.value.shape[1] != n_outputs:
         raise fail(where + ".value", f"must have {n_outputs} columns (one per class/output)")
@@ -313,10 +335,15 @@ def _check_splits(tree: Tree, where: str, n_features: int) -> None:
     for name, allowed_at in (("missing_child", ~leaf), ("unseen_child", kind >= 2)):
         child = getattr(tree, name)
         _check_children(child, allowed_at, tree, f"{where}.{name}")
-    grid = tree.category_child
-    inside = (grid >= tree.children_left[:, None]) & (grid <= tree.children_right[:, None])
-    if not ((grid == TREE_LEAF) | (inside & (kind >= 2)[:, None])).all():
-        raise fail(where + ".category_child", "has a child index out of range")
+    count = tree.category_count
+    if (count < 0).any() or ((count > 0) != (kind >= 2)).any() \
+            or len(tree.category_children) != count.sum():
+        raise fail(where + ".category_count", "must count the children of each categorical split")
+    owner = np.repeat(np.arange(len(kind)), count)
+    child = tree.category_children
+    inside = (child >= tree.children_left[owner]) & (child <= tree.children_right[owner])
+    if not ((child == TREE_LEAF) | inside).all():
+        raise fail(where + ".category_children", "has a child index out of range")
     if not np.isfinite(tree.value).all() or (tree.n_node_samples < 0).any():
         raise fail(where + ".value", "must hold finite numbers")
     weights = tree.weighted_n_node_samples

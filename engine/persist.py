@@ -2,7 +2,7 @@
 
 A model file is one JSON object::
 
-    {"format": "glassbox-model", "version": 1,
+    {"format": "glassbox-model", "version": 2,
      "estimator": "RandomForestClassifier",
      "params": {"n_estimators": 100, "max_depth": null, ...},
      "fitted": {"encoder_": {...}, "classes_": {...}, "estimators_": [...], ...}}
@@ -25,9 +25,12 @@ A model file is one JSON object::
   ensemble's encoder says ``{"type": "parent_encoder"}`` instead of repeating it.
 * A tree (``tree_``) is ``{"type": "tree", ...}`` with the parallel node arrays of
   :class:`engine.tree.Tree`: ``children_left``, ``children_right``, ``feature``,
-  ``threshold``, ``split_kind``, ``category_child``, ``missing_child``,
+  ``threshold``, ``split_kind``, ``category_count``, ``missing_child``,
   ``unseen_child``, ``value``, ``impurity``, ``n_node_samples``,
-  ``weighted_n_node_samples``, ``depth``, ``parent``.
+  ``weighted_n_node_samples``, ``depth``, ``parent``; and ``category_children``, the
+  runs of children by category code of the categorical splits, node after node
+  (``category_count`` long each). Version 1 held those as ``category_child``, a row per
+  node as wide as the most categories; such files still load.
 * A member model (forest trees, AdaBoost stumps, Mixed NB parts) is ``{"type":
   "estimator", "estimator", "params", "fitted"}``; gradient boosting's (rounds × K)
   grid of trees is ``{"type": "grid", "shape": [T, K], "items": [[...], ...]}``.
@@ -60,7 +63,10 @@ __all__ = ["ESTIMATORS", "FORMAT", "MAX_BYTES", "VERSION", "ModelFileError",
            "model_from_json", "model_to_json"]
 
 FORMAT = "glassbox-model"
-VERSION = 1
+VERSION = 2
+#: The versions this app reads: version 1 differs only in how a tree keeps its category
+#: children (see above).
+READABLE_VERSIONS = (1, 2)
 #: Files larger than this are refused before parsing.
 MAX_BYTES = 50 * 2**20
 #: Name → class: the only classes a file can name.
@@ -104,8 +110,10 @@ def model_from_json(text: str | bytes) -> BaseEstimator:
     document = load_dict(document, "file")
     if document.get("format") != FORMAT:
         raise ModelFileError(f"its 'format' is not '{FORMAT}'.")
-    if document.get("version") != VERSION:
-        raise ModelFileError(f"its 'version' is {document.get('version')!r}; this app reads {VERSION}.")
+    version = document.get("version")
+    if type(version) is not int or version not in READABLE_VERSIONS:
+        raise ModelFileError(f"its 'version' is {document.get('version')!r}; this app reads "
+                             f"{' and '.join(map(str, READABLE_VERSIONS))}.")
     body = {k: v for k, v in document.items() if k not in ("format", "version")}
     model = _load_estimator({"type": "estimator", **body}, "file", None, 0)
     if not _fitted_attributes(model):  # "fitted": null is for a member's unfitted template

@@ -87,7 +87,7 @@ class _TreeView:
         else:
             unseen = int(tree.unseen_child[node])
             last = unseen if unseen >= 0 else children[-1]
-            codes = tree.category_child[node]
+            codes = tree.children_by_code(node)
             asked = [(c, _Test(j, None, tuple(self.categories[j][np.flatnonzero(codes == c)]),
                                missing_child == c)) for c in children if c != last]
         for child, test in asked:
@@ -273,7 +273,7 @@ def _py_else_note(view: _TreeView, node: int, child: int, asked: list, names: li
         t = float(tree.threshold[node])
         parts += [] if t == math.inf else [f"{names[j]} > {t!r}"]
     else:
-        own = view.categories[j][np.flatnonzero(tree.category_child[node] == child)]
+        own = view.categories[j][np.flatnonzero(tree.children_by_code(node) == child)]
         listed = _py_values(own[:MAX_LISTED]) + (", ..." if len(own) > MAX_LISTED else "")
         parts += [f"{names[j]} == {listed}"] if len(own) == 1 else (
             [f"{names[j]} in ({listed})"] if len(own) else [])

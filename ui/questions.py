@@ -215,7 +215,7 @@ def landing_leaf(model, row: pd.Series, path: np.ndarray, depth_limit: int, key:
         return None
     leaves = np.flatnonzero((tree.children_left < 0) & (tree.depth <= depth_limit))
     on_path = set(path.tolist())
-    parent = _parents(tree)
+    parent = tree.parent
     # the depth of each leaf's deepest ancestor on the row's path: the nearer, the deeper
     shared = np.empty(len(leaves), dtype=int)
     for i, node in enumerate(leaves):
@@ -245,17 +245,6 @@ def _value_text(value) -> str:
     if pd.isna(value):
         return "missing"
     return f"{value:.4g}" if isinstance(value, float | np.floating) else str(value)
-
-
-def _parents(tree) -> np.ndarray:
-    """The parent of every node (-1 for the root), through every kind of child link."""
-    parent = np.full(tree.node_count, -1)
-    for links in (tree.children_left, tree.children_right):
-        split = np.flatnonzero(links >= 0)
-        parent[links[split]] = split
-    nodes, slots = np.nonzero(tree.category_child >= 0)
-    parent[tree.category_child[nodes, slots]] = nodes
-    return parent
 
 
 def _leaf_prediction(model, leaf: int) -> str:
@@ -318,7 +307,7 @@ def heavier_group(learner, detail, y, X, key: str, class_names=None) -> Question
         return None
     sides = learner_sides(learner, class_names)
     children = sorted({int(c) for c in (tree.children_left[0], tree.children_right[0],
-                                        *tree.category_child[0]) if c >= 0})
+                                        *tree.children_by_code(0)) if c >= 0})
     branch = np.argmax(learner.decision_path(X)[:, children], axis=1)
     groups = pd.DataFrame({"side": branch, "label": np.asarray(y).astype(str),
                            "gain": detail.after - detail.before, "held": detail.before})

@@ -186,7 +186,7 @@ def learner_sides(learner, class_names=None, note_missing: bool = True) -> list[
     if tree.children_left[0] < 0:
         return [("all rows", classes[plurality(tree.value[[0]])[0]])]
     children = np.unique(np.concatenate([[tree.children_left[0], tree.children_right[0]],
-                                         tree.category_child[0][tree.category_child[0] >= 0]]))
+                                         tree.children_by_code(0)[tree.children_by_code(0) >= 0]]))
     children = [c for c in children if c >= 0]
     return [(edge_text(tree, 0, c, names, note_missing), classes[plurality(tree.value[[c]])[0]]) for c in children]
 

@@ -89,7 +89,7 @@ def split_text(tree, node: int, names: TreeNames) -> str:
         t = tree.threshold[node]
         return f"{name} is present" if np.isinf(t) else f"{name} ≤ {_num(t)}"
     if kind == CATEGORICAL_BINARY:
-        left = np.flatnonzero(tree.category_child[node] == tree.children_left[node])
+        left = np.flatnonzero(tree.children_by_code(node) == tree.children_left[node])
         return f"{name} ∈ {{{value_list(names.values(j, left))}}}"
     if kind == CATEGORICAL_MULTIWAY:
         return f"{name} ?"
@@ -105,7 +105,7 @@ def _full_list(tree, node: int, names: TreeNames) -> str:
     if int(tree.split_kind[node]) != CATEGORICAL_BINARY:
         return ""
     j = int(tree.feature[node])
-    left = names.values(j, np.flatnonzero(tree.category_child[node] == tree.children_left[node]))
+    left = names.values(j, np.flatnonzero(tree.children_by_code(node) == tree.children_left[node]))
     if len(left) <= MAX_NAMED_VALUES:
         return ""
     text = f"{names.features[j]} ∈ {{{', '.join(left)}}}"
@@ -118,7 +118,7 @@ def edge_text(tree, node: int, child: int, names: TreeNames, note_missing: bool 
     """Label of the edge ``node`` → ``child`` (plain text): yes / no or the category values."""
     kind, j = int(tree.split_kind[node]), int(tree.feature[node])
     if kind == CATEGORICAL_MULTIWAY:
-        text = value_list(names.values(j, np.flatnonzero(tree.category_child[node] == child)))
+        text = value_list(names.values(j, np.flatnonzero(tree.children_by_code(node) == child)))
     else:
         text = "yes" if child == tree.children_left[node] else "no"
     if note_missing and tree.missing_child[node] == child:

@@ -121,7 +121,7 @@ def _categorical(tree, node: int, values, codes, K: int):
     counts = np.bincount(bar * K + codes, minlength=len(present) * K).reshape(len(present), K)
     yes = np.zeros(len(present), dtype=bool)
     if int(tree.split_kind[node]) == CATEGORICAL_BINARY:
-        yes = tree.category_child[node][present] == tree.children_left[node]
+        yes = tree.children_by_code(node)[present] == tree.children_left[node]
     return counts, yes, None, None
 
 

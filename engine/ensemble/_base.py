@@ -22,7 +22,7 @@ import numpy as np
 from ..base import check_random_state
 from ..tree import TREE_LEAF, Tree
 from ..tree._splitter import gather
-from ..tree._tree import NODE_REFERENCES
+from ..tree._tree import NODE_INT, NODE_REFERENCES, take_nodes
 
 #: (tree, row) pairs walked at once by :func:`forest_apply`: few enough that every
 #: step's temporaries (about 90 bytes a pair) stay within the few megabytes of cache a
@@ -204,31 +204,25 @@ class StackedTrees:
         """Trees ``first:stop`` as a stack of their own, node ids from 0."""
         lo = int(self.roots[first])
         hi = int(self.roots[stop]) if stop < self.n_trees else self.tree.node_count
-        columns = {}
-        for f in fields(Tree):
-            column = getattr(self.tree, f.name)[lo:hi]
-            columns[f.name] = np.where(column >= 0, column - lo, column) if f.name in NODE_REFERENCES else column
-        return StackedTrees(Tree(**columns), self.roots[first:stop] - lo)
+        new_id = np.full(self.tree.node_count + 1, TREE_LEAF, dtype=NODE_INT)
+        new_id[lo:hi] = np.arange(hi - lo)
+        return StackedTrees(take_nodes(self.tree, np.arange(lo, hi), new_id), self.roots[first:stop] - lo)
 
 
 def stack_trees(trees: list[Tree]) -> StackedTrees:
     """Concatenate trees, offsetting every node reference (leaf/none markers kept)."""
     sizes = np.array([t.node_count for t in trees])
     roots = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp)
-    width = max(t.category_child.shape[1] for t in trees)
-    ends = roots + sizes
     columns = {}
     for f in fields(Tree):
         parts = [getattr(t, f.name) for t in trees]
-        if f.name == "category_child" and any(p.shape[1] != width for p in parts):
-            parts = [np.pad(p, ((0, 0), (0, width - p.shape[1])), constant_values=-1)
-                     for p in parts]
         column = np.concatenate(parts)
-        if f.name in NODE_REFERENCES:  # each tree's ids moved by its first, in place: a
-            # category table (a row of every node) is most of a forest's memory
-            for first, end in zip(roots.tolist(), ends.tolist(), strict=True):
-                ids = column[first:end]
-                np.add(ids, first, out=ids, where=ids >= 0)
+        if f.name in NODE_REFERENCES:  # each tree's ids moved by its first, in place
+            ends = np.cumsum([len(p) for p in parts])
+            for root, start, end in zip(roots.tolist(), [0, *ends[:-1].tolist()],
+                                        ends.tolist(), strict=True):
+                ids = column[start:end]
+                np.add(ids, root, out=ids, where=ids >= 0)
         columns[f.name] = column
     return StackedTrees(Tree(**columns), roots)
 

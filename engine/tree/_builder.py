@@ -12,7 +12,6 @@ not depend on the other nodes.
 """
 from __future__ import annotations
 
-import dataclasses
 import heapq
 import math
 from dataclasses import dataclass
@@ -31,10 +30,11 @@ from ._tree import (
     CATEGORICAL_MULTIWAY,
     LEAF,
     NODE_INT,
-    NODE_REFERENCES,
     NUMERIC,
     TREE_LEAF,
     Tree,
+    category_runs,
+    take_nodes,
 )
 
 #: Category-table mark for a category with no training rows at the node.
@@ -431,11 +431,13 @@ def _freeze(records: list[_LevelRecord], n_trees: int = 1):
     left = np.where(split, np.repeat(offsets[1:], sizes) + cat("first_child"), TREE_LEAF)
     parent = cat("parent")
     parent[n_trees:] += np.repeat(offsets[:-2], sizes[1:])
-    category = cat("category_child")
+    count, runs = (np.concatenate(part) for part in
+                   zip(*(category_runs(r.category_child) for r in records), strict=True))
     tree = Tree(
         children_left=left, children_right=np.where(split, left + n_children - 1, TREE_LEAF),
         feature=cat("feature"), threshold=cat("threshold"), split_kind=kind,
-        category_child=np.where(category >= 0, left[:, None] + category, -1),
+        category_count=count,
+        category_children=np.where(runs >= 0, np.repeat(left, count) + runs, TREE_LEAF),
         missing_child=np.where(split, left + cat("missing"), -1),
         unseen_child=np.where(split & (kind != NUMERIC), left + cat("unseen"), -1),
         value=cat("value"), impurity=cat("impurity"), n_node_samples=cat("n_samples"),
@@ -461,16 +463,8 @@ def _unstack(tree: Tree, improvement, tree_of_node, n_trees: int) -> list[tuple[
     starts = np.cumsum(counts) - counts
     new_id = np.full(tree.node_count + 1, TREE_LEAF, dtype=NODE_INT)  # [-1] stays -1
     new_id[by_tree] = np.arange(tree.node_count) - np.repeat(starts, counts)
-    columns = {}
-    for f in dataclasses.fields(Tree):
-        column = getattr(tree, f.name)[by_tree]
-        columns[f.name] = new_id[column] if f.name in NODE_REFERENCES else column
-    improvement = improvement[by_tree]
-    out = []
-    for lo, hi in zip(starts, starts + counts, strict=True):
-        part = Tree(**{name: column[lo:hi] for name, column in columns.items()})
-        out.append((part, improvement[lo:hi]))
-    return out
+    return [(take_nodes(tree, by_tree[lo:hi], new_id), improvement[by_tree[lo:hi]])
+            for lo, hi in zip(starts, starts + counts, strict=True)]
 
 
 def _best_first(tree: Tree, improvement: np.ndarray, max_leaf_nodes: int) -> Tree:

@@ -25,6 +25,7 @@ from ._tree import (
     TREE_LEAF,
     TREE_UNDEFINED,
     Tree,
+    category_runs,
 )
 
 
@@ -156,8 +157,10 @@ def _tree(flat: list[_Flat], max_cat: int) -> Tree:
                 side = (0 if code in split.left else 1) if code in f.node.seen else heaviest
                 t["category"][i, code] = first + side
     counts = np.array([f.node.counts for f in flat])
+    category_count, category_children = category_runs(t["category"])
     return Tree(children_left=t["left"], children_right=t["right"], feature=t["feature"],
-                threshold=t["threshold"], split_kind=t["kind"], category_child=t["category"],
+                threshold=t["threshold"], split_kind=t["kind"], category_count=category_count,
+                category_children=category_children,
                 missing_child=t["missing"], unseen_child=t["unseen"], value=counts,
                 impurity=np.array([f.node.impurity for f in flat]) + 0.0,
                 n_node_samples=np.array([f.node.n_samples for f in flat], dtype=np.intp),
@@ -189,7 +192,7 @@ def splits_of(tree: Tree) -> dict[tuple[int, ...], HandSplit]:
         elif kind == CATEGORICAL_MULTIWAY:
             split = HandSplit(j, multiway=True, missing=missing)
         else:
-            left = np.flatnonzero(tree.category_child[node] == tree.children_left[node])
+            left = np.flatnonzero(tree.children_by_code(node) == tree.children_left[node])
             split = HandSplit(j, left=tuple(int(c) for c in left), missing=missing)
         out[path_of(tree, int(node))] = split
     return out

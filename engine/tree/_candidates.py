@@ -375,7 +375,7 @@ def _matches(table: pd.DataFrame, tree, node: int) -> np.ndarray:
         return numeric & (table["_lo"].to_numpy() <= t) & (t < table["_hi"].to_numpy())
     if kind == CATEGORICAL_MULTIWAY:
         return same & (table["split"] == "multiway").to_numpy()
-    left = set(np.flatnonzero(tree.category_child[node] == tree.children_left[node]).tolist())
+    left = set(np.flatnonzero(tree.children_by_code(node) == tree.children_left[node]).tolist())
     hit = np.zeros(len(table), dtype=bool)
     for i in np.flatnonzero(same & (table["split"] == "subset").to_numpy()):
         lo, hi = (set(c) for c in table["_codes"].iat[i])
@@ -402,7 +402,7 @@ def mark_chosen(table, tree, node, X, Y, names, categories) -> pd.DataFrame:
             CATEGORICAL_MULTIWAY: "multiway"}[int(tree.split_kind[node])]
     values = None if categories[j] is None else list(categories[j])
     if kind == "subset":
-        left = np.flatnonzero(tree.category_child[node] == tree.children_left[node])
+        left = np.flatnonzero(tree.children_by_code(node) == tree.children_left[node])
         labels = [tuple(values[c] for c in left)]
     else:
         labels = [None if values is None else tuple(values)]

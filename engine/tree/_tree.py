@@ -3,10 +3,18 @@
 Node 0 is the root. The children of an internal node ``i`` are the contiguous ids
 ``children_left[i] .. children_right[i]``: two for a binary split, ``k`` for an ID3
 multiway split on a ``k``-valued attribute (in category-code order).
+
+A categorical split sends each category code to a child. Those children are kept only
+for the nodes that split on a category, one run of ``category_count[i]`` ids per node in
+``category_children``, the runs in node order: a node's run starts where the runs of the
+nodes before it end (:attr:`Tree.category_first`). A table of a row per node, as wide as
+the most categories, would be most of a forest's memory once a column has hundreds of
+values.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
+from functools import cached_property
 
 import numpy as np
 
@@ -16,14 +24,17 @@ TREE_UNDEFINED = -2
 #: scikit-learn's node records hold them, so a forest's trees take about 80 bytes a node.
 NODE_INT = np.int32
 #: The ``Tree`` fields stored as :data:`NODE_INT`.
-NODE_INTEGERS = ("children_left", "children_right", "feature", "category_child",
-                 "missing_child", "unseen_child", "n_node_samples", "depth", "parent")
+NODE_INTEGERS = ("children_left", "children_right", "feature", "category_count",
+                 "category_children", "missing_child", "unseen_child", "n_node_samples",
+                 "depth", "parent")
 
 #: Values of ``Tree.split_kind``.
 LEAF, NUMERIC, CATEGORICAL_BINARY, CATEGORICAL_MULTIWAY = 0, 1, 2, 3
 #: The ``Tree`` fields that hold node ids (-1: none), renumbered whenever nodes move.
 NODE_REFERENCES = ("children_left", "children_right", "parent", "missing_child",
-                   "unseen_child", "category_child")
+                   "unseen_child", "category_children")
+#: The one ``Tree`` field without an entry per node: the runs of categorical splits.
+CATEGORY_RUNS = "category_children"
 
 
 @dataclass
@@ -40,8 +51,12 @@ class Tree:
         Numeric split ``x <= threshold`` goes left; NaN for categorical splits and leaves.
     split_kind : ndarray of int8, shape (node_count,)
         0 leaf, 1 numeric, 2 categorical binary, 3 categorical multiway.
-    category_child : ndarray of int32, shape (node_count, max_n_categories)
-        For categorical splits the child of each category code; -1 elsewhere.
+    category_count : ndarray of int32, shape (node_count,)
+        For a categorical split, how many category codes its run of children holds (its
+        column's categories); 0 elsewhere.
+    category_children : ndarray of int32, shape (category_count.sum(),)
+        The runs, node after node: the child of each code 0, 1, … of the node's column
+        (-1: none, as for an unseen category). Read one with :meth:`children_by_code`.
     missing_child : ndarray of int32, shape (node_count,)
         Child a missing value goes to; -1 at leaves.
     unseen_child : ndarray of int32, shape (node_count,)
@@ -65,7 +80,8 @@ class Tree:
     ...     children_left=np.array([1, -1, -1]), children_right=np.array([2, -1, -1]),
     ...     feature=np.array([0, -2, -2]), threshold=np.array([0.5, np.nan, np.nan]),
     ...     split_kind=np.array([1, 0, 0], dtype=np.int8),
-    ...     category_child=np.full((3, 0), -1), missing_child=np.array([2, -1, -1]),
+    ...     category_count=np.zeros(3), category_children=np.zeros(0),
+    ...     missing_child=np.array([2, -1, -1]),
     ...     unseen_child=np.full(3, -1), value=np.array([[2.0, 2.0], [2.0, 0.0], [0.0, 2.0]]),
     ...     impurity=np.array([0.5, 0.0, 0.0]), n_node_samples=np.array([4, 2, 2]),
     ...     weighted_n_node_samples=np.array([4.0, 2.0, 2.0]), depth=np.array([0, 1, 1]),
@@ -81,7 +97,8 @@ class Tree:
     feature: np.ndarray
     threshold: np.ndarray
     split_kind: np.ndarray
-    category_child: np.ndarray
+    category_count: np.ndarray
+    category_children: np.ndarray
     missing_child: np.ndarray
     unseen_child: np.ndarray
     value: np.ndarray
@@ -96,6 +113,18 @@ class Tree:
             column = np.asarray(getattr(self, name))
             if column.dtype != NODE_INT:
                 setattr(self, name, column.astype(NODE_INT))
+
+    @cached_property
+    def category_first(self) -> np.ndarray:
+        """Where each node's run starts in ``category_children`` (the runs before it end
+        there). Computed once: a tree's arrays are not changed after it is made."""
+        return (np.cumsum(self.category_count) - self.category_count).astype(NODE_INT)
+
+    def children_by_code(self, node_id: int) -> np.ndarray:
+        """The child of each category code at ``node_id`` (empty unless a categorical
+        split)."""
+        first = int(self.category_first[node_id])
+        return self.category_children[first:first + int(self.category_count[node_id])]
 
     @property
     def node_count(self) -> int:
@@ -129,9 +158,9 @@ class Tree:
         if categorical:  # (positions, then gathers: cheaper than boolean masks)
             cat = np.flatnonzero((self.split_kind.take(at) != NUMERIC) & ~nan)
             cat_at, code = at.take(cat), x.take(cat).astype(np.intp)
-            width = self.category_child.shape[1]
-            known = (code >= 0) & (code < width)
-            by_code = self.category_child.take(cat_at * width + np.where(known, code, 0))
+            known = (code >= 0) & (code < self.category_count.take(cat_at))
+            by_code = self.category_children.take(self.category_first.take(cat_at)
+                                                  + np.where(known, code, 0), mode="clip")
             child[cat] = np.where(known & (by_code >= 0), by_code, self.unseen_child.take(cat_at))
         if missing:
             gone = np.flatnonzero(nan)
@@ -205,22 +234,50 @@ class Tree:
         keep = np.flatnonzero(~removed)
         new_id = np.full(self.node_count + 1, TREE_LEAF, dtype=NODE_INT)  # ids stay 4 bytes
         new_id[keep] = np.arange(len(keep))
-        sub = replace(self, **{f.name: getattr(self, f.name)[keep] for f in fields(self)})
-        for name in NODE_REFERENCES:
-            setattr(sub, name, new_id[getattr(sub, name)])
-        _make_leaves(sub, cut[keep])
-        return sub
+        return take_nodes(self, keep, new_id, leaves=cut[keep])
 
 
-def _make_leaves(tree: Tree, leaf: np.ndarray) -> None:
-    tree.children_left[leaf] = TREE_LEAF
-    tree.children_right[leaf] = TREE_LEAF
-    tree.feature[leaf] = TREE_UNDEFINED
-    tree.threshold[leaf] = np.nan
-    tree.split_kind[leaf] = LEAF
-    tree.category_child[leaf] = TREE_LEAF
-    tree.missing_child[leaf] = TREE_LEAF
-    tree.unseen_child[leaf] = TREE_LEAF
+def take_nodes(tree: Tree, nodes: np.ndarray, new_id: np.ndarray,
+               leaves: np.ndarray | None = None) -> Tree:
+    """The tree of ``nodes`` in that order, every node id ``i`` now ``new_id[i]``
+    (``new_id`` one longer than the node count, its last entry -1, so "none" stays -1).
+    ``leaves``: which of the nodes become leaves (their splits dropped).
+
+    The category runs of the nodes still split on a category are copied in the new
+    order, so the runs stay in node order."""
+    count = tree.category_count[nodes]
+    if leaves is not None:
+        count = np.where(leaves, 0, count)
+    starts = np.cumsum(count) - count
+    run = np.repeat(tree.category_first[nodes] - starts, count) + np.arange(count.sum())
+    columns = {f.name: getattr(tree, f.name)[nodes] for f in fields(Tree) if f.name != CATEGORY_RUNS}
+    columns["category_count"] = count
+    columns[CATEGORY_RUNS] = tree.category_children[run]
+    for name in NODE_REFERENCES:
+        columns[name] = new_id[columns[name]]
+    if leaves is not None:
+        for name, none in (("children_left", TREE_LEAF), ("children_right", TREE_LEAF),
+                           ("feature", TREE_UNDEFINED), ("threshold", np.nan), ("split_kind", LEAF),
+                           ("missing_child", TREE_LEAF), ("unseen_child", TREE_LEAF)):
+            columns[name] = np.where(leaves, none, columns[name]).astype(columns[name].dtype)
+    return Tree(**columns)
+
+
+def category_runs(grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(category_count, category_children)`` of a table with a row per node holding
+    the child of each category code (-1: none): each row's run ends at its last child.
+
+    >>> count, children = category_runs(np.array([[-1, -1, -1], [3, 4, 3], [5, -1, -1]]))
+    >>> count.tolist(), children.tolist()
+    ([0, 3, 1], [3, 4, 3, 5])
+    """
+    grid = np.asarray(grid)
+    has = grid >= 0
+    width = grid.shape[1]
+    if not width:
+        return np.zeros(len(grid), dtype=NODE_INT), np.zeros(0, dtype=NODE_INT)
+    count = np.where(has.any(axis=1), width - np.argmax(has[:, ::-1], axis=1), 0)
+    return count, grid[np.arange(width) < count[:, None]]
 
 
 def plurality(value: np.ndarray) -> np.ndarray:

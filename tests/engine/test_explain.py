@@ -173,8 +173,9 @@ def walk(t, x: np.ndarray) -> list[int]:
             node = t.children_left[node] if value <= t.threshold[node] else t.children_right[node]
         else:  # categorical: the child of the code, or the unseen categories' child
             code = int(value)
-            known = 0 <= code < t.category_child.shape[1] and t.category_child[node, code] >= 0
-            node = t.category_child[node, code] if known else t.unseen_child[node]
+            by_code = t.children_by_code(node)
+            known = 0 <= code < len(by_code) and by_code[code] >= 0
+            node = by_code[code] if known else t.unseen_child[node]
         path.append(int(node))
     return path
 

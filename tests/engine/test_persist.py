@@ -114,7 +114,8 @@ def assert_same_state(a: BaseEstimator, b: BaseEstimator) -> None:
         if name in kept:
             np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
     if hasattr(b, "tree_"):
-        for field in ("threshold", "value", "children_left", "category_child", "unseen_child"):
+        for field in ("threshold", "value", "children_left", "category_count",
+                      "category_children", "unseen_child"):
             np.testing.assert_array_equal(getattr(a.tree_, field), getattr(b.tree_, field))
 
 
@@ -186,11 +187,12 @@ def test_file_layout_is_the_documented_one():
     X, y, _ = mixed_frame()
     doc = json.loads(model_to_json(DecisionTreeClassifier(max_depth=2).fit(X.drop(columns="note"), y)))
     assert list(doc) == ["format", "version", "estimator", "params", "fitted"]
-    assert (doc["format"], doc["version"]) == ("glassbox-model", 1)
+    assert (doc["format"], doc["version"]) == ("glassbox-model", 2)
     assert doc["params"]["max_depth"] == 2
     assert doc["fitted"]["tree_"]["threshold"]["dtype"] == "float64"
     spec = (REPO / "docs" / "model-format.md").read_text()
     for word in ("glassbox-model", "parent_encoder", "ndarray", '"nan"', "children_left", "grid",
+                 "category_count", "category_children", "version 1",
                  *NOT_SAVED, *persist.ESTIMATORS):
         assert word in spec
 
@@ -220,6 +222,21 @@ def _tree(doc):
     return doc["fitted"]["estimators_"][0]["fitted"]["tree_"]
 
 
+def _categorical_tree(doc):
+    """The first member tree with a categorical split."""
+    for member in doc["fitted"]["estimators_"]:
+        tree = member["fitted"]["tree_"]
+        if any(tree["category_count"]["data"]):
+            return tree
+    raise AssertionError("no member splits on a category")
+
+
+def _set_count(doc, kind, count):
+    """The category count of the first node of split ``kind`` set to ``count``."""
+    tree = _categorical_tree(doc)
+    tree["category_count"]["data"][tree["split_kind"]["data"].index(kind)] = count
+
+
 def _tampered(valid, edit):
     doc = copy.deepcopy(valid)
     edit(doc)
@@ -228,7 +245,8 @@ def _tampered(valid, edit):
 
 TAMPERINGS = {
     "wrong format": lambda d: d.update(format="sklearn-model"),
-    "newer version": lambda d: d.update(version=2),
+    "newer version": lambda d: d.update(version=3),
+    "version not a number": lambda d: d.update(version=True),
     "unknown estimator": lambda d: d.update(estimator="SVC"),
     "import attempt": lambda d: d.update(estimator="__import__"),
     "dotted class path": lambda d: d.update(estimator="os.system"),
@@ -263,7 +281,47 @@ TAMPERINGS = {
     .update(max_features=[]),
     "no fitted model at the top": lambda d: d.update(fitted=None),
     "root weighs nothing": lambda d: _tree(d)["weighted_n_node_samples"]["data"].__setitem__(0, 0.0),
+    "category child outside its node": lambda d: _categorical_tree(d)["category_children"]["data"]
+    .__setitem__(0, 0),
+    "category runs longer than counted": lambda d: _categorical_tree(d)["category_children"].update(
+        shape=[len(_categorical_tree(d)["category_children"]["data"]) + 1],
+        data=[*_categorical_tree(d)["category_children"]["data"], -1]),
+    "category run at a leaf": lambda d: _set_count(d, 0, 1),
+    "negative category count": lambda d: _set_count(d, 0, -1),
 }
+
+
+def _as_version_1(doc):
+    """``doc`` as a version-1 file: every tree's category runs as a table of a row per
+    node, as wide as the longest run, -1 past each run."""
+    doc = copy.deepcopy(doc)
+    doc["version"] = 1
+    for member in doc["fitted"]["estimators_"]:
+        tree = member["fitted"]["tree_"]
+        count = tree.pop("category_count")["data"]
+        runs = iter(tree.pop("category_children")["data"])
+        width = max(count)
+        grid = [[next(runs) for _ in range(k)] + [-1] * (width - k) for k in count]
+        tree["category_child"] = {"type": "ndarray", "dtype": "int64",
+                                  "shape": [len(count), width], "data": grid}
+    return doc
+
+
+def test_version_1_file_loads_and_predicts_the_same(valid):
+    X, _, _ = mixed_frame(60)
+    X = X.drop(columns="note")
+    old = _as_version_1(valid)
+    assert max(old["fitted"]["estimators_"][0]["fitted"]["tree_"]["category_child"]["shape"]) > 1
+    now, then = model_from_json(json.dumps(valid)), model_from_json(json.dumps(old))
+    np.testing.assert_array_equal(then.predict_proba(X), now.predict_proba(X))
+    for a, b in zip(now.estimators_, then.estimators_, strict=True):
+        np.testing.assert_array_equal(a.tree_.category_count, b.tree_.category_count)
+        np.testing.assert_array_equal(a.tree_.category_children, b.tree_.category_children)
+    grid = next(m["fitted"]["tree_"]["category_child"]["data"] for m in old["fitted"]["estimators_"]
+                if m["fitted"]["tree_"]["category_child"]["shape"][1])
+    next(row for row in grid if row[0] >= 0)[0] = 0  # a categorical split's child: the root
+    with pytest.raises(ModelFileError, match="category_children.*out of range"):
+        model_from_json(json.dumps(old))
 
 
 def test_deeply_nested_junk_is_refused(valid):

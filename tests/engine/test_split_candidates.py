@@ -218,7 +218,7 @@ def test_restaurant_id3_working():
     model = DecisionTreeClassifier(criterion="entropy", categorical_split="multiway").fit(X, y)
     root = split_candidates(model, 0, X, y)
     assert root.loc[root["chosen"], "feature"].tolist() == ["Patrons"]
-    full = int(model.tree_.category_child[0, list(model.categories_[4]).index("Full")])
+    full = int(model.tree_.children_by_code(0)[list(model.categories_[4]).index("Full")])
     table = split_candidates(model, full, X, y)
     assert table.attrs["parent_counts"] == (4.0, 2.0)
     ties = multiway(table)["info_gain"].round(4)

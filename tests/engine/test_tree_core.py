@@ -140,7 +140,7 @@ def test_restaurant_id3_is_aima_figure_18_6():
 
     def child(node, value):
         code = list(model.categories_[t.feature[node]]).index(value)
-        return t.category_child[node, code]
+        return t.children_by_code(node)[code]
 
     def label(node):
         assert t.is_leaf(node)
@@ -171,9 +171,9 @@ def test_playtennis_id3_tree():
     t, names = model.tree_, list(model.feature_names_in_)
     outlook = list(model.categories_[0])
     assert names[t.feature[0]] == "Outlook"
-    assert names[t.feature[t.category_child[0, outlook.index("Sunny")]]] == "Humidity"
-    assert names[t.feature[t.category_child[0, outlook.index("Rain")]]] == "Wind"
-    assert t.is_leaf(t.category_child[0, outlook.index("Overcast")])
+    assert names[t.feature[t.children_by_code(0)[outlook.index("Sunny")]]] == "Humidity"
+    assert names[t.feature[t.children_by_code(0)[outlook.index("Rain")]]] == "Wind"
+    assert t.is_leaf(t.children_by_code(0)[outlook.index("Overcast")])
     assert round(float(t.impurity[0]), 3) == 0.940
 
 
@@ -371,7 +371,7 @@ def test_regressor_on_categories_orders_by_mean_target():
     y = means[codes] + rng.normal(0, 0.1, 300)
     X = pd.DataFrame({"c": pd.Categorical([f"v{c}" for c in codes])})
     model = DecisionTreeRegressor(max_depth=1).fit(X, y)
-    left_codes = np.flatnonzero(model.tree_.category_child[0, :5] == model.tree_.children_left[0])
+    left_codes = np.flatnonzero(model.tree_.children_by_code(0)[:5] == model.tree_.children_left[0])
 
     def explained(subset):  # between-group sum of squares of a two-way partition
         inside = np.isin(codes, subset)
@@ -603,7 +603,7 @@ def test_sparse_search_grows_the_same_tree(seed, monkeypatch):
         dense, sparse = trees
         assert calls, "the sparse search was not used"
         for name in ["feature", "threshold", "children_left", "children_right", "missing_child",
-                     "category_child", "value", "impurity", "n_node_samples"]:
+                     "category_count", "category_children", "value", "impurity", "n_node_samples"]:
             np.testing.assert_array_equal(getattr(sparse, name), getattr(dense, name), err_msg=name)
         calls.clear()
 
@@ -771,7 +771,8 @@ def test_sparse_search_grows_the_same_forest_and_weighted_tree(seed, monkeypatch
         calls.clear()
         for dense, sparse in zip(*fitted, strict=True):
             for field in ["feature", "threshold", "children_left", "missing_child",
-                          "category_child", "value", "impurity", "n_node_samples",
+                          "category_count", "category_children", "value", "impurity",
+                          "n_node_samples",
                           "weighted_n_node_samples"]:
                 np.testing.assert_array_equal(getattr(sparse, field), getattr(dense, field),
                                               err_msg=f"{name}: {field}")

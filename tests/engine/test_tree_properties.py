@@ -97,9 +97,11 @@ def _check_split(model, node: int) -> None:
     assert model.is_categorical_[t.feature[node]] and np.isnan(t.threshold[node])
     assert t.unseen_child[node] in children
     k = len(model.categories_[t.feature[node]])
-    assert set(t.category_child[node, :k].tolist()) <= set(children.tolist())
+    by_code = t.children_by_code(node)
+    assert len(by_code) == k  # a run holds every category of the column, no more
+    assert set(by_code.tolist()) <= set(children.tolist())
     if kind == 3:
-        assert t.category_child[node, :k].tolist() == children.tolist()
+        assert by_code.tolist() == children.tolist()
     else:
         assert kind == 2 and len(children) == 2
 

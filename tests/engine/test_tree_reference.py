@@ -46,7 +46,7 @@ def _leaf_label(model, template: pd.DataFrame, path: dict, node: int):
 def nested_tree(model, template: pd.DataFrame, node: int = 0, path: dict | None = None):
     """``{feature: {category: subtree or class label}}`` for a tree of categorical splits.
 
-    Branches come from ``tree_.category_child`` (child node per category code) and
+    Branches come from ``tree_.children_by_code`` (child node per category code) and
     category names from ``categories_``; leaves are labelled by prediction.
     """
     path = path or {}
@@ -57,7 +57,7 @@ def nested_tree(model, template: pd.DataFrame, node: int = 0, path: dict | None 
     name = model.feature_names_in_[j]
     branches = {}
     for code, category in enumerate(model.categories_[j]):
-        child = int(t.category_child[node, code])
+        child = int(t.children_by_code(node)[code])
         branches[category] = nested_tree(model, template, child, {**path, name: category})
     return {name: branches}
 
@@ -210,7 +210,7 @@ def test_restaurant_id3_arrays(restaurant):
         k = len(model.categories_[t.feature[node]])
         children = np.arange(t.children_left[node], t.children_right[node] + 1)
         assert len(children) == k
-        assert t.category_child[node, :k].tolist() == children.tolist()
+        assert t.children_by_code(node)[:k].tolist() == children.tolist()
     assert model.get_depth() == 4
     assert model.get_n_leaves() == 8
 

@@ -58,7 +58,7 @@ def test_each_bar_counts_the_rows_reaching_the_node_by_class(mixed, split):
             per_code = [(values == c).sum() for c in codes]
             np.testing.assert_array_equal(h.counts.sum(axis=1), per_code)
             if split == "binary":
-                left = tree.category_child[node][codes] == tree.children_left[node]
+                left = tree.children_by_code(node)[codes] == tree.children_left[node]
                 np.testing.assert_array_equal(h.yes, left)
 
 
