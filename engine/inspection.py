@@ -14,7 +14,7 @@ Friedman 2001 §8.2; Goldstein et al. 2015).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -41,8 +41,10 @@ __all__ = [
     "contributions",
     "decision_grid",
     "grid_output",
+    "importance_frame",
     "node_test_counts",
     "oob_error_curve",
+    "oob_permutation_drops",
     "oob_permutation_importance",
     "partial_dependence",
     "round_contributions",
@@ -300,31 +302,54 @@ class StagedErrors:
     errors: np.ndarray
     prediction: np.ndarray
     correlation: TreeCorrelation | None = None
+    #: A classifier forest's class of each stage on each row, (n_stages, n_rows) places
+    #: in ``classes``, and the pass's tree moments: what :meth:`first` reads.
+    stage_codes: np.ndarray | None = field(default=None, repr=False)
+    classes: np.ndarray | None = field(default=None, repr=False)
+    moments: _TreeMoments | None = field(default=None, repr=False)
+
+    def first(self, n_stages: int) -> StagedErrors | None:
+        """The pass of the model's first ``n_stages`` stages (a forest's first trees, as
+        ``first_members`` keeps them) on the same rows, without walking a tree: its
+        errors, predictions and moments are a prefix of these. None unless this is a
+        classifier forest's pass of at least ``n_stages`` stages."""
+        if self.stage_codes is None or not 0 < n_stages <= len(self.errors):
+            return None
+        return StagedErrors(self.errors[:n_stages], self.classes[self.stage_codes[n_stages - 1]],
+                            self.moments.correlation(n_stages), self.stage_codes[:n_stages],
+                            self.classes, self.moments)
 
 
 def staged_errors(model, X, y) -> StagedErrors:
     """:func:`staged_error_curve` and, from the same pass, the whole model's prediction
     (the last stage), so a page that draws the curve need not walk the trees again; for
-    a forest also :func:`tree_correlation`."""
+    a forest also :func:`tree_correlation`, and for a classifier forest what
+    :meth:`StagedErrors.first` needs."""
     target = target_codes(model, y)
     classifier = getattr(model, "_estimator_type", None) == "classifier"
     if hasattr(model, "output_chunks"):  # a chunk of rows at a time: errors add up over rows
-        errors, last, moments = None, [], _TreeMoments()
+        errors, last, moments, codes = None, [], _TreeMoments(), None
         for lo, outputs in model.output_chunks(X):
             moments.add(outputs)
-            running = np.cumsum(outputs, axis=0)  # sums: argmax as of means
-            part = target[lo:lo + outputs.shape[1]]
+            running = np.cumsum(outputs, axis=0)  # sums of the first b outputs
+            hi = lo + outputs.shape[1]
             b = np.arange(1, len(running) + 1)
-            if classifier:
-                found = (np.argmax(running, axis=2) != part).sum(axis=1)
+            if classifier:  # each stage's class as predict finds it: argmax of the means
+                if codes is None:
+                    codes = np.empty((len(running), len(target)),
+                                     np.min_scalar_type(max(len(model.classes_) - 1, 0)))
+                codes[:, lo:hi] = np.argmax(running / b[:, None, None], axis=2)
+                found = (codes[:, lo:hi] != target[lo:hi]).sum(axis=1)
             else:
-                found = ((running / b[:, None] - part) ** 2).sum(axis=1)
+                found = ((running / b[:, None] - target[lo:hi]) ** 2).sum(axis=1)
             # the mean of every output, as predict averages them: the same sums, divided
             last.append(running[-1] / b[-1])
             errors = found if errors is None else errors + found
         mean = np.concatenate(last)
-        prediction = model.classes_[np.argmax(mean, axis=1)] if classifier else mean
-        return StagedErrors(errors / len(target), prediction, moments.correlation())
+        if classifier:
+            return StagedErrors(errors / len(target), model.classes_[codes[-1]],
+                                moments.correlation(), codes, model.classes_, moments)
+        return StagedErrors(errors / len(target), mean, moments.correlation())
     if not hasattr(model, "staged_predict"):
         raise ValueError("staged_error_curve needs a boosting model (staged_predict) or a forest.")
     errors, stage = [], None
@@ -339,8 +364,10 @@ def staged_errors(model, X, y) -> StagedErrors:
     return StagedErrors(np.array(errors), stage)
 
 
-def _importance_frame(names, scores: np.ndarray) -> pd.DataFrame:
-    """(feature, importance_mean, importance_std) from scores (n_features, n_draws)."""
+def importance_frame(names, scores: np.ndarray) -> pd.DataFrame:
+    """(feature, importance_mean, importance_std) from scores (n_features, n_draws),
+    whatever their memory layout (the same scores give the same bits)."""
+    scores = np.ascontiguousarray(scores)
     return pd.DataFrame({
         "feature": list(names),
         "importance_mean": scores.mean(axis=1),
@@ -404,7 +431,7 @@ def permutation_importance(model, X, y, *, n_repeats: int = 5, random_state=None
         column = _column(X, j)
         for r in range(n_repeats):
             scores[j, r] = baseline - model.score(_with_column(X, j, rng.permutation(column)), y)
-    return _importance_frame(getattr(model, "feature_names_in_", [f"x{j}" for j in range(n_features)]), scores)
+    return importance_frame(getattr(model, "feature_names_in_", [f"x{j}" for j in range(n_features)]), scores)
 
 
 def oob_permutation_importance(forest, X, y, *, random_state=None, n_jobs=None,
@@ -451,6 +478,17 @@ def oob_permutation_importance(forest, X, y, *, random_state=None, n_jobs=None,
     >>> bool(table.importance_mean[0] > 0.3), bool(abs(table.importance_mean[1]) < 0.05)
     (True, True)
     """
+    drops = oob_permutation_drops(forest, X, y, random_state=random_state, n_jobs=n_jobs,
+                                  max_rows=max_rows)
+    return importance_frame(forest.feature_names_in_, drops.T)
+
+
+def oob_permutation_drops(forest, X, y, *, random_state=None, n_jobs=None,
+                          max_rows: int | None = None) -> np.ndarray:
+    """Each tree's score drops behind :func:`oob_permutation_importance` (same
+    parameters), shape (n_trees, n_features). Tree b's drops depend only on the tree,
+    its OOB rows and the b-th seed, so the first B rows are the drops of the forest of
+    the first B trees (``first_members``) with the same ``random_state``."""
     from .ensemble._base import draw_seeds, effective_jobs, run_parallel
 
     _require_bagged(forest)
@@ -466,8 +504,7 @@ def oob_permutation_importance(forest, X, y, *, random_state=None, n_jobs=None,
     edges = _tree_groups(oob.sum(axis=1), X_enc.shape[1], effective_jobs(n_jobs))
     tasks = [([m.tree_ for m in forest.estimators_[a:b]], oob[a:b], X_enc, target, seeds[a:b],
               forest._is_classifier) for a, b in zip(edges[:-1], edges[1:], strict=True)]
-    drops = np.concatenate(run_parallel(_permutation_drops, tasks, n_jobs))
-    return _importance_frame(forest.feature_names_in_, np.ascontiguousarray(drops.T))
+    return np.concatenate(run_parallel(_permutation_drops, tasks, n_jobs))
 
 
 def _at_most(oob: np.ndarray, max_rows: int, seeds: np.ndarray) -> np.ndarray:
@@ -853,14 +890,18 @@ class _TreeMoments:
             self.products[k] += d @ d.T
         self.n += outputs.shape[1]
 
-    def correlation(self) -> TreeCorrelation:
-        """:func:`tree_correlation` of the rows added so far."""
+    def correlation(self, n_trees: int | None = None) -> TreeCorrelation:
+        """:func:`tree_correlation` of the rows added so far, among the first
+        ``n_trees`` trees (all by default): their sums and products are a corner of
+        every tree's."""
         if not self.n:
             return TreeCorrelation(np.nan, np.nan, 0)
-        found = [_pair_correlation(s, p, self.n) for s, p in zip(self.sums, self.products, strict=True)]
+        k = self.sums.shape[1] if n_trees is None else n_trees
+        found = [_pair_correlation(s[:k], p[:k, :k], self.n)
+                 for s, p in zip(self.sums, self.products, strict=True)]
         rho = np.array([r for r, _ in found])
         rho = float(np.nanmean(rho)) if not np.isnan(rho).all() else np.nan
-        return TreeCorrelation(rho, float(np.mean([v for _, v in found])), self.sums.shape[1])
+        return TreeCorrelation(rho, float(np.mean([v for _, v in found])), k)
 
 
 def _pair_correlation(sums: np.ndarray, products: np.ndarray, n: int) -> tuple[float, float]:

@@ -17,11 +17,12 @@ import streamlit as st
 
 from engine.data import Dataset
 from engine.ensemble import RandomForestClassifier, RandomForestRegressor, first_members
-from engine.inspection import oob_permutation_importance, staged_errors
+from engine.inspection import StagedErrors, importance_frame, oob_permutation_drops, staged_errors
 from ui.fitting import (
     FIT_JOBS,
     compute_once,
     fit_once,
+    fitted_model,
     fitted_sizes,
     growing,
     is_fitted,
@@ -231,17 +232,38 @@ def fit_forest(dataset: Dataset, params: dict, *, noise: bool = False, what: str
     return forest
 
 
+def _pass_key(dataset: Dataset, params: dict) -> tuple:
+    return "rf-scored-pass", *cache_key(dataset, params)
+
+
 def _scored_pass(forest, dataset: Dataset, params: dict):
     """The key and the computation of one pass over every tree on the scored rows, which
     gives the test error curve, the predictions (offered to :func:`results.predicted`)
-    and ρ, σ² (:class:`~engine.inspection.StagedErrors`)."""
-    key = cache_key(dataset, params)
-
+    and ρ, σ² (:class:`~engine.inspection.StagedErrors`): cut from the pass of a larger
+    forest of the family when one is scored already."""
     def compute():
-        staged = staged_errors(forest, dataset.X_test[forest_features(dataset)], dataset.y_test)
-        results.offer(("rf", *key), staged.prediction)
+        staged = (_cut_from_larger(dataset, params, _pass_key, StagedErrors.first)
+                  or staged_errors(forest, dataset.X_test[forest_features(dataset)], dataset.y_test))
+        results.offer(("rf", *cache_key(dataset, params)), staged.prediction)
         return staged
-    return ("rf-scored-pass", *key), compute
+    return _pass_key(dataset, params), compute
+
+
+def _cut_from_larger(dataset: Dataset, params: dict, key_of_result, cut, noise: bool = False):
+    """``cut(result, B)`` of the result (found under ``key_of_result(dataset, params)``)
+    of a larger forest of this forest's family that has it already, or None. A forest
+    of B trees is the larger one's first B trees (``first_members``), so what it gives
+    tree by tree is a prefix of the larger one's: "50 trees" after the default 100
+    walks no tree again."""
+    B = params["n_estimators"]
+
+    def key_of(size: int | None) -> tuple:
+        return _forest_key(dataset, {**params, "n_estimators": size}, noise)
+    for size in sorted(size for size in fitted_sizes(key_of(None), key_of) if size > B):
+        larger = fitted_model(key_of_result(dataset, {**params, "n_estimators": size}))
+        if larger is not None and (found := cut(larger, B)) is not None:
+            return found
+    return None
 
 
 def scored_pass(forest, dataset: Dataset, params: dict):
@@ -280,20 +302,28 @@ def correlation(forest, dataset: Dataset, params: dict) -> tuple[float, float]:
 
 
 def _importance(forest, dataset: Dataset, params: dict, noise: bool):
-    """The key and the computation of the forest's OOB permutation importance."""
-    def compute() -> pd.DataFrame:
+    """The key and the computation of each tree's OOB permutation drops (cut from a
+    larger forest's when it has them)."""
+    def key_of(dataset: Dataset, params: dict) -> tuple:
+        return "oob-drops", *cache_key(dataset, params), noise
+
+    def compute() -> np.ndarray:
+        cut = _cut_from_larger(dataset, params, key_of, lambda drops, B: drops[:B], noise)
+        if cut is not None:
+            return cut
         with worker_processes():  # groups of trees on the forest's workers
-            return oob_permutation_importance(forest, training_rows(dataset, noise),
-                                              dataset.y_train, random_state=params["random_state"],
-                                              n_jobs=FIT_JOBS, max_rows=IMPORTANCE_OOB_ROWS)
-    return ("oob-importance", *cache_key(dataset, params), noise), compute
+            return oob_permutation_drops(forest, training_rows(dataset, noise), dataset.y_train,
+                                         random_state=params["random_state"], n_jobs=FIT_JOBS,
+                                         max_rows=IMPORTANCE_OOB_ROWS)
+    return key_of(dataset, params), compute
 
 
 def oob_importance(forest, dataset: Dataset, params: dict, noise: bool = False) -> pd.DataFrame:
-    """OOB permutation importance, computed once per forest and shared (see
-    :func:`prefetch_views`)."""
-    return compute_once(*_importance(forest, dataset, params, noise),
-                        "Permuting each feature on each tree's OOB rows")
+    """OOB permutation importance, from each tree's drops computed once per forest and
+    shared (see :func:`prefetch_views`)."""
+    drops = compute_once(*_importance(forest, dataset, params, noise),
+                         "Permuting each feature on each tree's OOB rows")
+    return importance_frame(forest.feature_names_in_, drops.T)
 
 
 def prefetch_views(forest, dataset: Dataset, params: dict) -> None:

@@ -229,6 +229,30 @@ def test_the_results_and_effect_of_m_tabs_take_the_pass_made_in_the_background(m
     assert len(ahead) == 1 and ahead[0][0] == "pass" and walks == ahead  # the test rows, ahead
 
 
+def test_fewer_trees_take_the_larger_forests_pass_and_drops_cut_to_their_trees(monkeypatch):
+    """Once a forest's pass over the test rows and its trees' OOB drops are made, the
+    same forest with fewer trees (its first trees) walks no tree on the test rows and
+    permutes nothing: on every tab that shows them, both are the larger one's, cut."""
+    assert fitting.prefetch_idle(timeout=60)  # an earlier page's prefetch: not counted
+    calls = []
+    for name in ("staged_errors", "oob_permutation_drops"):
+        original = getattr(fc, name)
+        monkeypatch.setattr(fc, name, lambda *args, name=name, original=original, **kwargs:
+                            calls.append(name) or original(*args, **kwargs))
+    query = dict(data="two_moons", rf_trees="8", seed="921")
+    at = run_app("app_pages/random_forest.py", **query)
+    assert_clean(at)
+    assert fitting.prefetch_idle(timeout=60)
+    assert sorted(calls) == ["oob_permutation_drops", "staged_errors"]
+    calls.clear()
+    for view in ("OOB error", "Importance", "Effect of m", "Results"):
+        at = run_app("app_pages/random_forest.py", **{**query, "rf_trees": "5", "rf_view": view})
+        assert_clean(at)
+    assert fitting.prefetch_idle(timeout=60)
+    assert calls == []
+    assert [m.label for m in at.metric][:1] == ["Test accuracy"]
+
+
 def test_the_results_tab_takes_the_predictions_of_the_test_curve(monkeypatch):
     """The OOB tab's test curve walks every tree on the test rows: its last point's
     predictions are the Results tab's, which then predicts nothing, ahead or on opening

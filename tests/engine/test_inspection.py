@@ -14,12 +14,15 @@ from engine.ensemble import (
     GradientBoostingClassifier,
     RandomForestClassifier,
     RandomForestRegressor,
+    first_members,
 )
 from engine.ensemble import _base as forest_base
 from engine.inspection import (
     decision_grid,
     grid_axis,
+    importance_frame,
     oob_error_curve,
+    oob_permutation_drops,
     oob_permutation_importance,
     permutation_importance,
     staged_error_curve,
@@ -228,6 +231,25 @@ def test_oob_permutation_importance_does_not_depend_on_how_trees_are_grouped(mon
     assert len(inspection._tree_groups(np.full(9, 10), 3)) == 10  # every tree alone
     apart = oob_permutation_importance(forest, X, y, random_state=2, n_jobs=n_jobs)
     pd.testing.assert_frame_equal(together, apart, check_exact=True)
+
+
+@pytest.mark.parametrize("max_rows", [None, 15])
+def test_the_first_trees_oob_drops_are_those_of_the_forest_of_the_first_trees(max_rows):
+    """A tree's OOB drops depend on the tree, its OOB rows and its own seed only: the
+    first B rows of a forest's drops are the drops of its first B trees as a forest of
+    their own (``first_members``), and give its importance table to the bit."""
+    X, y = mixed_frame("classifier")
+    forest = RandomForestClassifier(n_estimators=9, random_state=3).fit(X, y)
+    drops = oob_permutation_drops(forest, X, y, random_state=2, max_rows=max_rows)
+    assert drops.shape == (9, X.shape[1])
+    for B in (1, 4, 8):
+        small = first_members(forest, B, X, y)
+        np.testing.assert_array_equal(
+            drops[:B], oob_permutation_drops(small, X, y, random_state=2, max_rows=max_rows))
+        pd.testing.assert_frame_equal(
+            importance_frame(forest.feature_names_in_, drops[:B].T),
+            oob_permutation_importance(small, X, y, random_state=2, max_rows=max_rows),
+            check_exact=True)
 
 
 def test_oob_permutation_importance_gives_every_worker_a_group():
@@ -445,6 +467,47 @@ def test_tree_correlation_equals_the_pairwise_correlations_of_every_output(kind,
     assert found.n_estimators == 30
     staged = staged_errors(forest, X_test, y_test if kind != "two classes" else (y_test == 2).astype(int))
     assert staged.correlation == found
+
+
+@pytest.mark.parametrize("make", [
+    lambda: RandomForestClassifier(n_estimators=30, random_state=0),
+    lambda: RandomForestClassifier(n_estimators=25, max_depth=3, random_state=1),
+    lambda: BaggingClassifier(n_estimators=12, random_state=0),
+], ids=["two classes", "shallow", "bagging"])
+@pytest.mark.parametrize("classes", [2, 3])
+def test_a_forests_pass_gives_the_pass_of_its_first_trees(make, classes):
+    """``first(n)`` of a forest's pass is the pass of the forest of its first n trees
+    (``first_members``), walked on its own: the same errors and predictions to the bit,
+    and the same ρ and σ². Each stage's error is that stage's own ``predict``, ties
+    included (its class is the argmax of the trees' mean, as ``predict`` finds it)."""
+    X, y = numeric_data("classifier", n=400)
+    X_test, y_test = numeric_data("classifier", n=3_000, seed=3)
+    y, y_test = y % classes, y_test % classes
+    model = make().fit(X, y)
+    whole = staged_errors(model, X_test, y_test)
+    n_trees = len(model.estimators_)
+    for n in (1, 2, n_trees // 2, n_trees - 1, n_trees):
+        small = first_members(model, n, X, y)
+        part, walked = whole.first(n), staged_errors(small, X_test, y_test)
+        np.testing.assert_array_equal(part.errors, walked.errors)
+        np.testing.assert_array_equal(part.prediction, small.predict(X_test))
+        assert part.correlation.n_estimators == n
+        for name in ("rho", "sigma2"):
+            a, b = getattr(part.correlation, name), getattr(walked.correlation, name)
+            assert (np.isnan(a) and np.isnan(b)) or a == pytest.approx(b, rel=1e-9, abs=1e-12)
+    brute = [np.mean(first_members(model, n, X, y).predict(X_test) != y_test)
+             for n in range(1, n_trees + 1)]
+    np.testing.assert_array_equal(whole.errors, brute)
+    assert whole.first(n_trees + 1) is None and whole.first(0) is None
+
+
+def test_only_a_classifier_forests_pass_gives_its_first_trees():
+    X, y = numeric_data("regressor", n=300)
+    forest = RandomForestRegressor(n_estimators=5, random_state=0).fit(X, y)
+    assert staged_errors(forest, X, y).first(3) is None
+    X, y = numeric_data("classifier", n=300)
+    boosted = GradientBoostingClassifier(n_estimators=5).fit(X, y)
+    assert staged_errors(boosted, X, y).first(3) is None
 
 
 def test_tree_correlation_of_constant_trees_is_undefined_and_their_variance_zero():
