@@ -446,15 +446,21 @@ def _pair_grid(dataset: Dataset, params: dict, pair: tuple[str, str]):
     (:func:`_grower`): with fewer or more trees it is cut or continued, not regrown."""
     pair = tuple(pair)
 
+    def key_of(dataset: Dataset, params: dict) -> tuple:
+        return "forest-pair", *cache_key(dataset, params), pair
+
     def compute() -> dict:
+        cut = _cut_from_larger(dataset, params, key_of, tf.first_trees_grid)
+        if cut is not None:
+            return cut
         bagging = params["max_features"] >= len(forest_features(dataset))
         # the regions only: no out-of-bag pass over every training row
         settings = {**params, "max_features": 2 if bagging else 1, "oob_score": False}
         key, family, fit = _grower(dataset, settings, columns=pair)
         forest = shared(key, lambda: fit(lambda done, total: None))
         note_size(family, settings["n_estimators"])
-        return tf.decision_grid(forest, dataset.X_train[list(pair)], resolution=120)
-    return ("forest-pair", *cache_key(dataset, params), pair), compute
+        return tf.decision_grid(forest, dataset.X_train[list(pair)], resolution=120, stages=True)
+    return key_of(dataset, params), compute
 
 
 def pair_grid(dataset: Dataset, params: dict, pair: tuple[str, str]) -> dict:

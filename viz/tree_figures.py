@@ -325,16 +325,37 @@ def ccp_figure(table: pd.DataFrame, best_alpha: float, *, error_name: str = "err
     return style.apply(fig, title="Cost-complexity pruning: cross-validated error")
 
 
-def decision_grid(model, X: pd.DataFrame, resolution: int = 150) -> dict:
+def decision_grid(model, X: pd.DataFrame, resolution: int = 150, stages: bool = False) -> dict:
     """Predictions of a tree fitted on the two columns of ``X`` over a grid of their range.
 
     Returns ``x``, ``y`` (grid coordinates, shape (resolution,)), and ``z`` (shape
     (resolution, resolution)): class index for a classifier, prediction for a regressor.
+    With ``stages``, a classifier forest's grid also keeps ``stages``, the class of the
+    forest of its first b trees at every point (``grid_stage_classes``), from which
+    :func:`first_trees_grid` draws that forest's grid.
     """
     xs, ys = (grid_axis(X.iloc[:, j], resolution) for j in (0, 1))
+    found = getattr(model, "grid_stage_classes", None) if stages else None
+    if found is not None and (classes := found(xs, ys)) is not None:
+        return _grid(xs, ys, classes[-1], classes)
     out = grid_output(model, X.columns, xs, ys)
     z = plurality(out) if getattr(model, "_estimator_type", None) == "classifier" else out
-    return {"x": xs, "y": ys, "z": z.reshape(len(ys), len(xs)).astype(float)}
+    return _grid(xs, ys, z)
+
+
+def first_trees_grid(grid: dict, n_trees: int) -> dict | None:
+    """The grid of the forest of the first ``n_trees`` trees of the forest whose
+    :func:`decision_grid` with ``stages`` is ``grid``; None when it has no stages or
+    fewer trees."""
+    stages = grid.get("stages")
+    if stages is None or not 0 < n_trees <= len(stages):
+        return None
+    return _grid(grid["x"], grid["y"], stages[n_trees - 1], stages[:n_trees])
+
+
+def _grid(xs, ys, z, stages=None) -> dict:
+    grid = {"x": xs, "y": ys, "z": np.reshape(z, (len(ys), len(xs))).astype(float)}
+    return grid if stages is None else {**grid, "stages": stages}
 
 
 def boundary_figure(grid: dict, train: pd.DataFrame, y_train, test: pd.DataFrame | None, y_test,

@@ -30,7 +30,7 @@ from ..tree._binning import PreparedFeatures, prepare_features
 from ..tree._builder import resolve_max_features
 from ..tree._classes import grow_many
 from ..tree._quantile import resolve_bins
-from ..tree._tree import NUMERIC, TREE_LEAF
+from ..tree._tree import NUMERIC, TREE_LEAF, plurality
 from ._base import (
     BATCHES_PER_WORKER,
     PAIRS_PER_CHUNK,
@@ -352,6 +352,29 @@ class BaseBagged(BaseEstimator):
         (:func:`~engine.inspection.grid_rows`' order), the grid walked as rectangles
         (:func:`grid_leaves`); None unless the members are trees of numeric splits on
         two numeric features."""
+        walked = self._grid_outputs(xs, ys)
+        return None if walked is None else np.concatenate([np.mean(o, axis=0) for o in walked])
+
+    def grid_stage_classes(self, xs, ys) -> np.ndarray | None:
+        """Per number of members b (row b - 1), the plurality class (``plurality``, as a
+        drawn boundary colours it) of the first b members' mean output at every point of
+        the grid, as :meth:`grid_average` of ``first_members(self, b)`` gives it: shape
+        (n_members, n_points), the smallest integer type. None for a regressor and
+        wherever :meth:`grid_average` is None."""
+        walked = self._grid_outputs(xs, ys) if self._is_classifier else None
+        if walked is None:
+            return None
+        parts = []
+        for outputs in walked:
+            running = np.cumsum(outputs, axis=0)  # the sums np.mean divides, member by member
+            b = np.arange(1, len(running) + 1)[:, None, None]
+            parts.append(plurality(running / b).astype(np.min_scalar_type(self.n_classes_ - 1)))
+        return np.concatenate(parts, axis=1)
+
+    def _grid_outputs(self, xs, ys):
+        """Every member's output at the grid points (members, points, …), a chunk of
+        points at a time in order (as :meth:`_average` walks rows); None when the grid
+        cannot be walked as rectangles (see :meth:`grid_average`)."""
         self._check_is_fitted()
         if (not self._all_trees or self.n_features_in_ != 2
                 or self.encoder_.is_categorical_.any()):
@@ -360,12 +383,9 @@ class BaseBagged(BaseEstimator):
         if ((stacked.tree.split_kind != NUMERIC) & (stacked.tree.children_left != TREE_LEAF)).any():
             return None
         leaves = grid_leaves(stacked, xs, ys)
-        out = np.empty((leaves.shape[1],) + values.shape[1:])
-        step = max(1, PAIRS_PER_CHUNK // max(1, stacked.n_trees))  # as _average, a chunk at a time
-        for lo in range(0, leaves.shape[1], step):
-            part = leaves[:, lo:lo + step]
-            np.mean(np.take(values, part, axis=0), axis=0, out=out[lo:lo + part.shape[1]])
-        return out
+        step = max(1, PAIRS_PER_CHUNK // max(1, stacked.n_trees))
+        return (np.take(values, leaves[:, lo:lo + step], axis=0)
+                for lo in range(0, leaves.shape[1], step))
 
     # ----------------------------------------------------------------- out of bag
 

@@ -281,7 +281,8 @@ def category_runs(grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def plurality(value: np.ndarray) -> np.ndarray:
-    """Index of the plurality class in each row of class counts or shares.
+    """Index of the plurality class in each row (along the last axis) of class counts or
+    shares.
 
     A tie goes to the class listed last (for a no/yes target, "yes"): AIMA Fig. 18.6
     needs a fixed rule, since its empty French branch inherits a 2–2 tie and shows Yes.
@@ -289,4 +290,4 @@ def plurality(value: np.ndarray) -> np.ndarray:
     >>> plurality(np.array([[2.0, 2.0], [3.0, 1.0]])).tolist()
     [1, 0]
     """
-    return value.shape[1] - 1 - np.argmax(value[:, ::-1], axis=1)
+    return value.shape[-1] - 1 - np.argmax(value[..., ::-1], axis=-1)

@@ -230,20 +230,22 @@ def test_the_results_and_effect_of_m_tabs_take_the_pass_made_in_the_background(m
 
 
 def test_fewer_trees_take_the_larger_forests_pass_and_drops_cut_to_their_trees(monkeypatch):
-    """Once a forest's pass over the test rows and its trees' OOB drops are made, the
-    same forest with fewer trees (its first trees) walks no tree on the test rows and
-    permutes nothing: on every tab that shows them, both are the larger one's, cut."""
+    """Once a forest's pass over the test rows, its trees' OOB drops and its boundary on
+    two features are made, the same forest with fewer trees (its first trees) walks no
+    tree on the test rows or the grid and permutes nothing: on every tab that shows
+    them, all three are the larger one's, cut."""
     assert fitting.prefetch_idle(timeout=60)  # an earlier page's prefetch: not counted
     calls = []
-    for name in ("staged_errors", "oob_permutation_drops"):
-        original = getattr(fc, name)
-        monkeypatch.setattr(fc, name, lambda *args, name=name, original=original, **kwargs:
+    for owner, name in ((fc, "staged_errors"), (fc, "oob_permutation_drops"),
+                        (fc.tf, "decision_grid")):
+        original = getattr(owner, name)
+        monkeypatch.setattr(owner, name, lambda *args, name=name, original=original, **kwargs:
                             calls.append(name) or original(*args, **kwargs))
     query = dict(data="two_moons", rf_trees="8", seed="921")
     at = run_app("app_pages/random_forest.py", **query)
     assert_clean(at)
     assert fitting.prefetch_idle(timeout=60)
-    assert sorted(calls) == ["oob_permutation_drops", "staged_errors"]
+    assert sorted(calls) == ["decision_grid", "oob_permutation_drops", "staged_errors"]
     calls.clear()
     for view in ("OOB error", "Importance", "Effect of m", "Results"):
         at = run_app("app_pages/random_forest.py", **{**query, "rf_trees": "5", "rf_view": view})
@@ -251,6 +253,8 @@ def test_fewer_trees_take_the_larger_forests_pass_and_drops_cut_to_their_trees(m
     assert fitting.prefetch_idle(timeout=60)
     assert calls == []
     assert [m.label for m in at.metric][:1] == ["Test accuracy"]
+    assert any(c.proto.spec and "Decision regions of a forest" in c.proto.spec
+               for c in at.get("plotly_chart"))
 
 
 def test_the_results_tab_takes_the_predictions_of_the_test_curve(monkeypatch):

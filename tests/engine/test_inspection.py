@@ -31,6 +31,7 @@ from engine.inspection import (
 )
 from engine.metrics import accuracy_score, r2_score
 from engine.naive_bayes import GaussianNB
+from engine.tree import plurality
 from tests.engine.test_estimator_checks import mixed_frame, numeric_data
 
 
@@ -383,6 +384,29 @@ def test_a_forest_walks_the_grid_as_rectangles_to_the_numbers_of_its_rows(make, 
     for xs, ys in [(thresholds, thresholds), (grid_axis(X[:, 0], 40), grid_axis(X[:, 1], 31)),
                    (inside, np.sort(np.concatenate([thresholds[:5], inside])))]:
         np.testing.assert_array_equal(model.grid_average(xs, ys), _on_grid_rows(model, xs, ys))
+
+
+@pytest.mark.parametrize("classes", [2, 3])
+@pytest.mark.parametrize("ties", [False, True], ids=["distinct", "ties"])
+def test_a_forests_grid_stages_are_the_boundaries_of_its_first_trees(classes, ties):
+    """Row b - 1 of grid_stage_classes is the boundary the forest of the first b trees
+    (``first_members``) draws: the plurality class of its grid_average, to the bit, ties
+    between classes included (few trees on rounded data tie often)."""
+    X, y = numeric_data("classifier", n=300)
+    X = np.round(X[:, :2], 1) if ties else X[:, :2]
+    y = y % classes
+    forest = RandomForestClassifier(n_estimators=12, random_state=0).fit(X, y)
+    xs, ys = grid_axis(X[:, 0], 40), grid_axis(X[:, 1], 31)
+    stages = forest.grid_stage_classes(xs, ys)
+    assert stages.shape == (12, 40 * 31) and stages.dtype == np.uint8
+    tied = 0
+    for b in range(1, 13):
+        mean = first_members(forest, b, X, y).grid_average(xs, ys)
+        np.testing.assert_array_equal(stages[b - 1], plurality(mean))
+        tied += int((np.sort(mean, axis=1)[:, -1] == np.sort(mean, axis=1)[:, -2]).sum())
+    assert tied  # the rule for ties was exercised
+    np.testing.assert_array_equal(stages[-1], plurality(forest.grid_average(xs, ys)))
+    assert RandomForestRegressor(n_estimators=2, random_state=0).fit(X, y).grid_stage_classes(xs, ys) is None
 
 
 def test_the_grid_walk_takes_single_leaf_trees_and_declines_the_rest():

@@ -170,6 +170,28 @@ def test_decision_grid_and_boundary_points(iris):
     assert fig.layout.xaxis.title.text == "petal_length"
 
 
+def test_the_grid_of_a_forests_first_trees_is_cut_from_its_stages(iris):
+    """A forest's grid with stages gives, for any b, the grid the forest of its first b
+    trees draws; a tree's grid has no stages, a cut past the forest is None."""
+    from engine.ensemble import RandomForestClassifier, first_members
+
+    _, data = iris
+    pair = ["sepal_length", "sepal_width"]
+    X, y = data.X_train[pair], data.y_train
+    forest = RandomForestClassifier(n_estimators=10, random_state=0).fit(X, y)
+    grid = tf.decision_grid(forest, X, resolution=30, stages=True)
+    plain = tf.decision_grid(forest, X, resolution=30)
+    np.testing.assert_array_equal(grid["z"], plain["z"])
+    for b in (1, 3, 10):
+        cut = tf.first_trees_grid(grid, b)
+        alone = tf.decision_grid(first_members(forest, b, X, y), X, resolution=30)
+        for name in ("x", "y", "z"):
+            np.testing.assert_array_equal(cut[name], alone[name])
+    assert tf.first_trees_grid(grid, 11) is None and tf.first_trees_grid(plain, 3) is None
+    tree = DecisionTreeClassifier(max_depth=2).fit(X, y)
+    assert "stages" not in tf.decision_grid(tree, X, resolution=30, stages=True)
+
+
 def test_regression_boundary_uses_a_continuous_scale():
     data = Dataset(load_sample("friedman1"), "y")
     pair = list(data.features[:2])
