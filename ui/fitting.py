@@ -357,6 +357,15 @@ def compute_once(key: tuple, compute: Callable[[], Any], label: str) -> Any:
         return slot.fill(compute)
 
 
+def under_way(key: tuple, family: tuple | None = None, size: int = 0) -> bool:
+    """Whether the result for ``key`` is being made elsewhere now (a prefetch, another
+    session), or a model of ``family`` with at least ``size`` members is being grown
+    (see :func:`growing`): asking for it now would wait for that work."""
+    if _slot(key).lock.locked():
+        return True
+    return family is not None and _family(family).growing >= max(size, 1)
+
+
 def _taken(key: tuple) -> bool:
     """Whether the result for ``key`` is there or on its way."""
     slot = _slot(key)

@@ -30,6 +30,7 @@ from ui.fitting import (
     note_size,
     prefetch,
     shared,
+    under_way,
     wait_for_growth,
     worker_processes,
 )
@@ -440,6 +441,13 @@ def _numeric(dataset: Dataset) -> list[str]:
     return dc.numeric_of(dataset, forest_features(dataset))
 
 
+def _pair_settings(dataset: Dataset, params: dict) -> dict:
+    """The parameters of the forest on two features: the page's, with m = 1 (2 for
+    bagging) and, for the regions only, no out-of-bag pass over every training row."""
+    bagging = params["max_features"] >= len(forest_features(dataset))
+    return {**params, "max_features": 2 if bagging else 1, "oob_score": False}
+
+
 def _pair_grid(dataset: Dataset, params: dict, pair: tuple[str, str]):
     """The key and the computation of a forest with the same parameters on two columns,
     predicted over a grid. The forest itself is shared as the page's forests are
@@ -453,9 +461,7 @@ def _pair_grid(dataset: Dataset, params: dict, pair: tuple[str, str]):
         cut = _cut_from_larger(dataset, params, key_of, tf.first_trees_grid)
         if cut is not None:
             return cut
-        bagging = params["max_features"] >= len(forest_features(dataset))
-        # the regions only: no out-of-bag pass over every training row
-        settings = {**params, "max_features": 2 if bagging else 1, "oob_score": False}
+        settings = _pair_settings(dataset, params)
         key, family, fit = _grower(dataset, settings, columns=pair)
         forest = shared(key, lambda: fit(lambda done, total: None))
         note_size(family, settings["n_estimators"])
@@ -469,13 +475,52 @@ def pair_grid(dataset: Dataset, params: dict, pair: tuple[str, str]) -> dict:
     return compute_once(*_pair_grid(dataset, params, pair), "Fitting a forest on the two features")
 
 
+def _pair_under_way(dataset: Dataset, params: dict, pair: tuple[str, str]) -> bool:
+    """Whether the regions on ``pair`` are being made in the background (or the forest
+    on the pair they come from is being grown there) and are not there yet."""
+    key, _ = _pair_grid(dataset, params, pair)
+    if is_fitted(key):
+        return False
+    family = _forest_key(dataset, {**_pair_settings(dataset, params), "n_estimators": None},
+                         False, tuple(pair))
+    return under_way(key, family, params["n_estimators"])
+
+
+#: Seconds between two looks, while the regions are made in the background, at whether
+#: they are there.
+REGIONS_POLL_S = 0.5
+
+
 def boundary_view(dataset: Dataset, params: dict, style) -> None:
-    """The forest refitted on two chosen numeric features: its decision regions."""
+    """The forest refitted on two chosen numeric features: its decision regions. While
+    they are made in the background (the forest on the pair still growing there), the
+    tab does not wait for them: they appear once made (:func:`_regions_when_made`)."""
     numeric = _numeric(dataset)
     if len(numeric) < 2:
         st.info("The decision boundary needs two numeric features; this data has fewer.")
         return
-    a, b = axis_pair(dataset, numeric, ("rf_bx", "rf_by"))
+    pair = axis_pair(dataset, numeric, ("rf_bx", "rf_by"))
+    if _pair_under_way(dataset, params, pair):
+        _regions_when_made(dataset, params, pair)
+    else:
+        _regions(dataset, params, pair, style)
+
+
+def _regions_when_made(dataset: Dataset, params: dict, pair: tuple[str, str]) -> None:
+    """A note in place of the regions, looking every :data:`REGIONS_POLL_S` seconds
+    whether the background work is done; then the page runs again and draws them."""
+    @st.fragment(run_every=REGIONS_POLL_S)
+    def waiting() -> None:
+        if not _pair_under_way(dataset, params, pair):
+            st.rerun()
+        st.info(f"Growing a forest on **{pair[0]}** and **{pair[1]}** in the background: "
+                "its decision regions appear here when it is grown.",
+                icon=":material/hourglass_top:")
+    waiting()
+
+
+def _regions(dataset: Dataset, params: dict, pair: tuple[str, str], style) -> None:
+    a, b = pair
     try:
         grid = pair_grid(dataset, params, (a, b))
     except ValueError as error:

@@ -257,6 +257,28 @@ def test_fewer_trees_take_the_larger_forests_pass_and_drops_cut_to_their_trees(m
                for c in at.get("plotly_chart"))
 
 
+def test_the_results_tab_does_not_wait_for_regions_made_in_the_background(monkeypatch):
+    """While the forest on the pair is grown elsewhere (the page's prefetch), the Results
+    tab shows its scores at once and, in place of the regions, a note that they follow;
+    once that work has ended the regions are drawn."""
+    assert fitting.prefetch_idle(timeout=60)
+    query = dict(data="two_moons", rf_trees="6", seed="922", rf_view="Results")
+    monkeypatch.setattr(fc, "under_way", lambda *args: True)
+    at = run_app("app_pages/random_forest.py", **query)
+    assert_clean(at)
+    assert [m.label for m in at.metric][:1] == ["Test accuracy"]
+    assert any("its decision regions appear here when it is grown" in i.value for i in at.info)
+    assert not any(c.proto.spec and "Decision regions of a forest" in c.proto.spec
+                   for c in at.get("plotly_chart"))
+    monkeypatch.undo()
+    assert fitting.prefetch_idle(timeout=60)
+    at = run_app("app_pages/random_forest.py", **query)
+    assert_clean(at)
+    assert not any("appear here when" in i.value for i in at.info)
+    assert any(c.proto.spec and "Decision regions of a forest" in c.proto.spec
+               for c in at.get("plotly_chart"))
+
+
 def test_the_results_tab_takes_the_predictions_of_the_test_curve(monkeypatch):
     """The OOB tab's test curve walks every tree on the test rows: its last point's
     predictions are the Results tab's, which then predicts nothing, ahead or on opening

@@ -200,3 +200,17 @@ def test_waiting_for_a_growth_returns_its_wave_or_waits_for_its_end():
     assert fitting.wait_for_growth(family, 80) == {}
     thread.join()
     assert fitting._family(family).sizes == frozenset({50})  # a failed growth notes nothing
+
+
+def test_work_is_under_way_while_its_slot_is_filled_or_its_family_grows():
+    """``under_way``: the result's slot being filled elsewhere, or a model of the family
+    with at least the members asked for growing; neither once the work has ended."""
+    family, key = ("test-prefetch", "under way"), ("test-prefetch", "under way", "grid")
+    grown_key = ("test-prefetch", "under way", 100)
+    assert not fitting.under_way(key, family, 50)
+    with fitting._slot(key).lock:
+        assert fitting.under_way(key)
+    with fitting.growing(family, 100, grown_key):
+        assert fitting.under_way(key, family, 50) and fitting.under_way(key, family, 100)
+        assert not fitting.under_way(key, family, 101) and not fitting.under_way(key)
+    assert not fitting.under_way(key, family, 50)

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from tests.app.test_pages import SAMPLES, assert_clean, run_app, values
+from ui import fitting
 
 PAGE = "app_pages/random_forest.py"
 VIEWS = ["OOB error", "Effect of m", "Importance", "Inside the forest", "Results"]
@@ -116,6 +117,7 @@ def test_the_regions_of_skewed_features_leave_their_long_tails_off_and_say_so():
     of "$" and "!") the axes end where the grid does, below the largest values, and the
     caption counts the drawn points beyond them; iris's pair keeps every point on the
     picture and says nothing of it."""
+    assert fitting.prefetch_idle(timeout=60)  # no forest on a pair growing: the regions are drawn
     at = run_page(data="spambase", rf_view="Results")
     assert_clean(at)
     figure = next(json.loads(c.proto.spec) for c in charts(at)
@@ -131,5 +133,6 @@ def test_the_regions_of_skewed_features_leave_their_long_tails_off_and_say_so():
                  for x, y in points)
     assert 0 < beyond < 0.02 * len(points)
     assert f"{beyond} drawn points lie beyond the axes" in " ".join(c.value for c in at.caption)
+    assert fitting.prefetch_idle(timeout=60)
     iris = run_page(data="iris", rf_view="Results")
     assert not any("beyond the axes" in c.value for c in iris.caption)
