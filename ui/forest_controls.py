@@ -42,6 +42,7 @@ from viz import tree_figures as tf
 from . import data_controls as dc
 from . import predict, questions, results, url
 from .axes import axis_pair, default_pair
+from .markdown import literal
 from .params import Control, cache_key, draw_controls, seed
 
 #: The m sweep fits one forest per m with at most this many trees (half as many when the
@@ -513,8 +514,8 @@ def _regions_when_made(dataset: Dataset, params: dict, pair: tuple[str, str]) ->
     def waiting() -> None:
         if not _pair_under_way(dataset, params, pair):
             st.rerun()
-        st.info(f"Growing a forest on **{pair[0]}** and **{pair[1]}** in the background: "
-                "its decision regions appear here when it is grown.",
+        st.info(f"Growing a forest on **{literal(pair[0])}** and **{literal(pair[1])}** in the "
+                "background: its decision regions appear here when it is grown.",
                 icon=":material/hourglass_top:")
     waiting()
 
