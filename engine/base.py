@@ -133,8 +133,14 @@ class ClassifierMixin:
     _estimator_type = "classifier"
 
     def predict(self, X) -> np.ndarray:
-        proba = self.predict_proba(X)
-        return self.classes_[np.argmax(proba, axis=1)]
+        best = self.class_index(self.predict_proba(X))  # checks that the model is fitted first
+        return self.classes_[best]
+
+    def class_index(self, proba: np.ndarray) -> np.ndarray:
+        """The place in ``classes_`` of the class ``predict`` gives for the class
+        probabilities ``proba`` (along the last axis): the most probable, a tie to the
+        first. Anything drawn as this model's prediction (a grid, a stage) uses it."""
+        return np.argmax(proba, axis=-1)
 
     def __sklearn_tags__(self):
         from sklearn.utils import ClassifierTags

@@ -334,11 +334,11 @@ def staged_errors(model, X, y) -> StagedErrors:
             running = np.cumsum(outputs, axis=0)  # sums of the first b outputs
             hi = lo + outputs.shape[1]
             b = np.arange(1, len(running) + 1)
-            if classifier:  # each stage's class as predict finds it: argmax of the means
+            if classifier:  # each stage's class as predict finds it from the means
                 if codes is None:
                     codes = np.empty((len(running), len(target)),
                                      np.min_scalar_type(max(len(model.classes_) - 1, 0)))
-                codes[:, lo:hi] = np.argmax(running / b[:, None, None], axis=2)
+                codes[:, lo:hi] = model.class_index(running / b[:, None, None])
                 found = (codes[:, lo:hi] != target[lo:hi]).sum(axis=1)
             else:
                 found = ((running / b[:, None] - target[lo:hi]) ** 2).sum(axis=1)

@@ -11,7 +11,6 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from engine.inspection import grid_axis, grid_output, target_codes
-from engine.tree import plurality
 from engine.tree._criteria import entropy, gini, misclassification
 
 from ._points import grid_ranges, point_adder, spread, true_values_hover
@@ -281,7 +280,7 @@ def _error(model, value: np.ndarray, truth: np.ndarray) -> float:
     if not len(truth):
         return float("nan")
     if getattr(model, "_estimator_type", None) == "classifier":
-        return float(np.mean(plurality(value) != truth))
+        return float(np.mean(model.class_index(value) != truth))
     return float(np.mean((truth - value[:, 0]) ** 2))
 
 
@@ -339,7 +338,7 @@ def decision_grid(model, X: pd.DataFrame, resolution: int = 150, stages: bool = 
     if found is not None and (classes := found(xs, ys)) is not None:
         return _grid(xs, ys, classes[-1], classes)
     out = grid_output(model, X.columns, xs, ys)
-    z = plurality(out) if getattr(model, "_estimator_type", None) == "classifier" else out
+    z = model.class_index(out) if getattr(model, "_estimator_type", None) == "classifier" else out
     return _grid(xs, ys, z)
 
 

@@ -30,7 +30,7 @@ from ..tree._binning import PreparedFeatures, prepare_features
 from ..tree._builder import resolve_max_features
 from ..tree._classes import grow_many
 from ..tree._quantile import resolve_bins
-from ..tree._tree import NUMERIC, TREE_LEAF, plurality
+from ..tree._tree import NUMERIC, TREE_LEAF
 from ._base import (
     BATCHES_PER_WORKER,
     PAIRS_PER_CHUNK,
@@ -356,9 +356,9 @@ class BaseBagged(BaseEstimator):
         return None if walked is None else np.concatenate([np.mean(o, axis=0) for o in walked])
 
     def grid_stage_classes(self, xs, ys) -> np.ndarray | None:
-        """Per number of members b (row b - 1), the plurality class (``plurality``, as a
-        drawn boundary colours it) of the first b members' mean output at every point of
-        the grid, as :meth:`grid_average` of ``first_members(self, b)`` gives it: shape
+        """Per number of members b (row b - 1), the class ``predict`` gives
+        (:meth:`class_index`) for the first b members' mean output at every point of the
+        grid, as :meth:`grid_average` of ``first_members(self, b)`` gives it: shape
         (n_members, n_points), the smallest integer type. None for a regressor and
         wherever :meth:`grid_average` is None."""
         walked = self._grid_outputs(xs, ys) if self._is_classifier else None
@@ -368,7 +368,7 @@ class BaseBagged(BaseEstimator):
         for outputs in walked:
             running = np.cumsum(outputs, axis=0)  # the sums np.mean divides, member by member
             b = np.arange(1, len(running) + 1)[:, None, None]
-            parts.append(plurality(running / b).astype(np.min_scalar_type(self.n_classes_ - 1)))
+            parts.append(self.class_index(running / b).astype(np.min_scalar_type(self.n_classes_ - 1)))
         return np.concatenate(parts, axis=1)
 
     def _grid_outputs(self, xs, ys):

@@ -402,8 +402,13 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
         A tie goes to the class listed last in ``classes_`` (see ``_tree.plurality``);
         any rule would do, this one reproduces AIMA's trees.
         """
-        best = plurality(self.predict_proba(X))  # checks that the model is fitted first
+        best = self.class_index(self.predict_proba(X))  # checks that the model is fitted first
         return self.classes_[best]
+
+    def class_index(self, proba: np.ndarray) -> np.ndarray:
+        """The place in ``classes_`` of the class :meth:`predict` gives for ``proba``:
+        the plurality, a tie to the class listed last (``_tree.plurality``)."""
+        return plurality(proba)
 
 
 @_shared_docs

@@ -31,7 +31,6 @@ from engine.inspection import (
 )
 from engine.metrics import accuracy_score, r2_score
 from engine.naive_bayes import GaussianNB
-from engine.tree import plurality
 from tests.engine.test_estimator_checks import mixed_frame, numeric_data
 
 
@@ -390,8 +389,9 @@ def test_a_forest_walks_the_grid_as_rectangles_to_the_numbers_of_its_rows(make, 
 @pytest.mark.parametrize("ties", [False, True], ids=["distinct", "ties"])
 def test_a_forests_grid_stages_are_the_boundaries_of_its_first_trees(classes, ties):
     """Row b - 1 of grid_stage_classes is the boundary the forest of the first b trees
-    (``first_members``) draws: the plurality class of its grid_average, to the bit, ties
-    between classes included (few trees on rounded data tie often)."""
+    (``first_members``) draws: the class its ``predict`` gives for its grid_average
+    (``class_index``: a tie to the first class), to the bit, ties between classes
+    included (few trees on rounded data tie often)."""
     X, y = numeric_data("classifier", n=300)
     X = np.round(X[:, :2], 1) if ties else X[:, :2]
     y = y % classes
@@ -402,10 +402,10 @@ def test_a_forests_grid_stages_are_the_boundaries_of_its_first_trees(classes, ti
     tied = 0
     for b in range(1, 13):
         mean = first_members(forest, b, X, y).grid_average(xs, ys)
-        np.testing.assert_array_equal(stages[b - 1], plurality(mean))
+        np.testing.assert_array_equal(stages[b - 1], np.argmax(mean, axis=1))
         tied += int((np.sort(mean, axis=1)[:, -1] == np.sort(mean, axis=1)[:, -2]).sum())
     assert tied  # the rule for ties was exercised
-    np.testing.assert_array_equal(stages[-1], plurality(forest.grid_average(xs, ys)))
+    np.testing.assert_array_equal(stages[-1], np.argmax(forest.grid_average(xs, ys), axis=1))
     assert RandomForestRegressor(n_estimators=2, random_state=0).fit(X, y).grid_stage_classes(xs, ys) is None
 
 
@@ -503,7 +503,7 @@ def test_a_forests_pass_gives_the_pass_of_its_first_trees(make, classes):
     """``first(n)`` of a forest's pass is the pass of the forest of its first n trees
     (``first_members``), walked on its own: the same errors and predictions to the bit,
     and the same ρ and σ². Each stage's error is that stage's own ``predict``, ties
-    included (its class is the argmax of the trees' mean, as ``predict`` finds it)."""
+    included (its class is ``class_index`` of the trees' mean, as ``predict`` finds it)."""
     X, y = numeric_data("classifier", n=400)
     X_test, y_test = numeric_data("classifier", n=3_000, seed=3)
     y, y_test = y % classes, y_test % classes

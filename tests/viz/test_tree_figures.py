@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 from engine.data import Dataset, load_sample
-from engine.inspection import split_candidates, target_codes
+from engine.inspection import grid_rows, split_candidates, target_codes
 from engine.tree import DecisionTreeClassifier, DecisionTreeRegressor, plurality
 from engine.tree._prune import choose_ccp_alpha_cv
 from viz import tree_figures as tf
@@ -188,6 +188,13 @@ def test_the_grid_of_a_forests_first_trees_is_cut_from_its_stages(iris):
         for name in ("x", "y", "z"):
             np.testing.assert_array_equal(cut[name], alone[name])
     assert tf.first_trees_grid(grid, 11) is None and tf.first_trees_grid(plain, 3) is None
+    # every point coloured with the class predict gives there, ties (two trees) included
+    two = first_members(forest, 2, X, y)
+    _, rows = grid_rows(pair, grid["x"], grid["y"])
+    predicted = pd.Index(two.classes_).get_indexer(two.predict(rows))
+    np.testing.assert_array_equal(tf.first_trees_grid(grid, 2)["z"].ravel(), predicted)
+    proba = two.predict_proba(rows)
+    assert (proba.max(axis=1) == 0.5).any()  # some points tie
     tree = DecisionTreeClassifier(max_depth=2).fit(X, y)
     assert "stages" not in tf.decision_grid(tree, X, resolution=30, stages=True)
 
