@@ -365,10 +365,10 @@ class BaseBagged(BaseEstimator):
         if walked is None:
             return None
         parts = []
-        for outputs in walked:
-            running = np.cumsum(outputs, axis=0)  # the sums np.mean divides, member by member
-            b = np.arange(1, len(running) + 1)[:, None, None]
-            parts.append(self.class_index(running / b).astype(np.min_scalar_type(self.n_classes_ - 1)))
+        for outputs in walked:  # (a fresh array each: summed and divided in place)
+            running = np.cumsum(outputs, axis=0, out=outputs)  # the sums np.mean divides
+            np.divide(running, np.arange(1, len(running) + 1)[:, None, None], out=running)
+            parts.append(self.class_index(running).astype(np.min_scalar_type(self.n_classes_ - 1)))
         return np.concatenate(parts, axis=1)
 
     def _grid_outputs(self, xs, ys):

@@ -1092,3 +1092,23 @@ def test_max_features_has_one_resolution_for_trees_and_forests():
     assert DecisionTreeClassifier().fit(X, y).max_features_ == 90
     assert not hasattr(ensemble_base, "resolve_max_features")  # one home: the tree builder
     assert _builder.resolve_max_features(1 / 3, 57) == 19
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_the_class_rules_on_any_shape_with_ties(k):
+    """plurality (ties to the last class) and a classifier's class_index (ties to the
+    first) along the last axis of any shape, ties included: two classes take a shortcut
+    that must agree with the general rule."""
+    from engine.ensemble import RandomForestClassifier
+    from engine.tree import plurality
+
+    counts = np.random.default_rng(k).integers(0, 3, size=(4, 50, k)).astype(float)
+    flat = counts.reshape(-1, k)
+    last = np.array([max(i for i in range(k) if row[i] == row.max()) for row in flat])
+    first = np.array([min(i for i in range(k) if row[i] == row.max()) for row in flat])
+    assert (last != first).any()  # ties are there
+    np.testing.assert_array_equal(plurality(counts).ravel(), last)
+    forest = RandomForestClassifier(n_estimators=1).fit(np.arange(k)[:, None], np.arange(k))
+    np.testing.assert_array_equal(forest.class_index(counts).ravel(), first)
+    tree = DecisionTreeClassifier().fit(np.arange(k)[:, None], np.arange(k))
+    np.testing.assert_array_equal(tree.class_index(counts).ravel(), last)
