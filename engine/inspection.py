@@ -618,7 +618,8 @@ def _permutation_drops(trees, oob, X_enc, target, seeds, classifier: bool) -> np
     else:
         node = _walk_shuffled(stacked, node, own_at, k, flat[shuffled_at + k], flat)
 
-    node_class = np.argmax(tree.value, axis=-1) if classifier else None
+    # a tree's class at a leaf, as its own predict gives it (a tie to the class listed last)
+    node_class = plurality(tree.value) if classifier else None
 
     def per_row(leaves, truth):  # what the score averages: hits, or minus squared errors
         if classifier:

@@ -31,6 +31,7 @@ from engine.inspection import (
 )
 from engine.metrics import accuracy_score, r2_score
 from engine.naive_bayes import GaussianNB
+from engine.tree import plurality
 from tests.engine.test_estimator_checks import mixed_frame, numeric_data
 
 
@@ -289,15 +290,23 @@ def test_oob_permutation_importance_of_an_unused_column_is_exactly_zero():
 
 
 @pytest.mark.parametrize("kind, max_rows", [("classifier", None), ("regressor", None),
-                                            ("mixed", None), ("complete", None),
+                                            ("mixed", None), ("complete", None), ("ties", None),
                                             ("classifier", 25), ("mixed", 40)])
 def test_oob_permutation_importance_equals_scoring_every_shuffled_copy(kind, max_rows):
     """Only the (row, column) pairs whose path meets a split on the column are walked
     again; the drops must equal those of walking every shuffled copy in full, with the
     same permutations (one per column per tree, drawn in column order from the tree's
-    own seed). "complete": numeric columns without missing values. With ``max_rows``,
+    own seed). "complete": numeric columns without missing values; "ties": values
+    rounded to whole numbers, so that leaves hold rows of both classes in equal weight
+    (a tree's class there is its predict's: the class listed last). With ``max_rows``,
     each tree scores that many of its OOB rows, drawn by its generator [seed, 1]."""
-    if kind == "complete":
+    if kind == "ties":
+        X, y = numeric_data("classifier", 240, seed=3)
+        X = np.round(X, 0)
+        forest = RandomForestClassifier(n_estimators=8, random_state=1).fit(X, y)
+        assert any((np.sort(m.tree_.value, axis=1)[:, -1] == np.sort(m.tree_.value, axis=1)[:, -2])
+                   [m.tree_.children_left < 0].any() for m in forest.estimators_)
+    elif kind == "complete":
         X, y = numeric_data("classifier", 240, seed=4)
         forest = RandomForestClassifier(n_estimators=8, random_state=1).fit(X, y)
     elif kind == "mixed":
@@ -318,7 +327,7 @@ def test_oob_permutation_importance_equals_scoring_every_shuffled_copy(kind, max
         value = tree.value[tree.apply(X_rows)]
         if kind == "regressor":
             return -np.mean((value[:, 0] - truth) ** 2)
-        return np.mean(np.argmax(value, axis=1) == truth)
+        return np.mean(plurality(value) == truth)  # the tree's own predict: ties to the last
 
     for b, member in enumerate(forest.estimators_):
         rows = np.flatnonzero(forest.inbag_counts_[b] == 0)
