@@ -331,25 +331,24 @@ def staged_errors(model, X, y) -> StagedErrors:
         errors, last, moments, codes = None, [], _TreeMoments(), None
         for lo, outputs in model.output_chunks(X):
             moments.add(outputs)
-            running = np.cumsum(outputs, axis=0)  # sums of the first b outputs
             hi = lo + outputs.shape[1]
-            b = np.arange(1, len(running) + 1)
-            if classifier:  # each stage's class as predict finds it from the means
+            if classifier:  # each stage's class as predict finds it (outputs used up)
+                stage = model.stage_classes(outputs)
                 if codes is None:
-                    codes = np.empty((len(running), len(target)),
-                                     np.min_scalar_type(max(len(model.classes_) - 1, 0)))
-                codes[:, lo:hi] = model.class_index(running / b[:, None, None])
-                found = (codes[:, lo:hi] != target[lo:hi]).sum(axis=1)
+                    codes = np.empty((len(stage), len(target)), stage.dtype)
+                codes[:, lo:hi] = stage
+                found = (stage != target[lo:hi]).sum(axis=1)
             else:
+                running = np.cumsum(outputs, axis=0)  # sums of the first b outputs
+                b = np.arange(1, len(running) + 1)
                 found = ((running / b[:, None] - target[lo:hi]) ** 2).sum(axis=1)
-            # the mean of every output, as predict averages them: the same sums, divided
-            last.append(running[-1] / b[-1])
+                # the mean of every output, as predict averages them: the same sums, divided
+                last.append(running[-1] / b[-1])
             errors = found if errors is None else errors + found
-        mean = np.concatenate(last)
         if classifier:
             return StagedErrors(errors / len(target), model.classes_[codes[-1]],
                                 moments.correlation(), codes, model.classes_, moments)
-        return StagedErrors(errors / len(target), mean, moments.correlation())
+        return StagedErrors(errors / len(target), np.concatenate(last), moments.correlation())
     if not hasattr(model, "staged_predict"):
         raise ValueError("staged_error_curve needs a boosting model (staged_predict) or a forest.")
     errors, stage = [], None

@@ -364,12 +364,17 @@ class BaseBagged(BaseEstimator):
         walked = self._grid_outputs(xs, ys) if self._is_classifier else None
         if walked is None:
             return None
-        parts = []
-        for outputs in walked:  # (a fresh array each: summed and divided in place)
-            running = np.cumsum(outputs, axis=0, out=outputs)  # the sums np.mean divides
-            np.divide(running, np.arange(1, len(running) + 1)[:, None, None], out=running)
-            parts.append(self.class_index(running).astype(np.min_scalar_type(self.n_classes_ - 1)))
-        return np.concatenate(parts, axis=1)
+        return np.concatenate([self.stage_classes(outputs) for outputs in walked], axis=1)
+
+    def stage_classes(self, outputs: np.ndarray) -> np.ndarray:
+        """The class ``predict`` gives (:meth:`class_index`) after each member, from the
+        members' outputs (members, points, classes) in member order: shape (members,
+        points), the smallest integer type. ``outputs`` is summed and divided in place
+        into the running means (the sums ``np.mean`` divides, so the last stage is
+        ``predict``'s to the bit)."""
+        running = np.cumsum(outputs, axis=0, out=outputs)
+        np.divide(running, np.arange(1, len(running) + 1)[:, None, None], out=running)
+        return self.class_index(running).astype(np.min_scalar_type(self.n_classes_ - 1))
 
     def _grid_outputs(self, xs, ys):
         """Every member's output at the grid points (members, points, …), a chunk of
