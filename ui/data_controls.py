@@ -120,13 +120,15 @@ def show_upload_error() -> None:
 
 
 def _leaks(frame: pd.DataFrame, dataset) -> list:
-    """The dataset's leaking features, found once per dataset (keyed by its content hash,
-    so a page run does not hash the whole table again)."""
-    return _leaks_of(frame, dataset.content_hash, dataset.target, tuple(dataset.features))
+    """The leaking features of the current raw table ``frame``, found once per table,
+    target and features: they read the whole table, not the split, so a new seed or
+    test share finds them where the last one left them (keyed by
+    :func:`ui.state.frame_key`, so a page run does not hash the whole table again)."""
+    return _leaks_of(frame, state.frame_key(), dataset.target, tuple(dataset.features))
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def _leaks_of(_frame: pd.DataFrame, content_hash: str, target: str,
+def _leaks_of(_frame: pd.DataFrame, table_key: str, target: str,
               features: tuple[str, ...]) -> list:
     return data.leaky_features(_frame, target, list(features), state.schema_of(_frame))
 

@@ -268,3 +268,23 @@ def test_a_column_that_leaks_the_target_is_flagged_with_a_button_to_leave_it_out
     # The click is tested in a real browser (tests/e2e/test_public_csvs.py): AppTest cannot
     # rerun a session whose sidebar lists an upload.
     assert at.button(key="data_leak_boat").label == "Leave boat out"
+
+
+def test_the_leak_check_is_made_once_per_table_not_once_per_split(monkeypatch):
+    """It reads the whole table: a new seed (a new split of the same table) finds it made."""
+    from engine import data
+    from ui import data_controls
+
+    made = []
+
+    def counted(*args, **kwargs):
+        made.append(args[1])
+        return leaky_features(*args, **kwargs)
+
+    leaky_features = data.leaky_features
+    monkeypatch.setattr(data, "leaky_features", counted)
+    data_controls._leaks_of.clear()
+    frame = pd.DataFrame({"x": np.arange(60.0) % 7, "label": ["a", "b", "c"] * 20})
+    for seed in ("1", "2"):
+        assert_clean(run_upload(RF, csv(frame), seed=seed, rf_trees="5"))
+    assert made == ["label"]
