@@ -159,11 +159,12 @@ class PreparedFeatures:
         A forest's splitter sorts the rows of the (node, feature) pairs it drew by these
         ranks rather than keeping every feature's presorted order up to date.
         """
-        ranked = np.take_along_axis(self.numeric_values, self.order, axis=1)
-        new_value = _value_starts(ranked)
-        rank = np.empty(ranked.shape, dtype=np.int32)
-        np.put_along_axis(rank, self.order, np.cumsum(new_value, axis=1, dtype=np.int32) - 1,
-                          axis=1)
+        rank = np.empty(self.order.shape, dtype=np.int32)
+        for block in feature_blocks(*self.order.shape):
+            order = self.order[block]
+            ranked = np.take_along_axis(self.numeric_values[block], order, axis=1)
+            np.put_along_axis(rank[block], order,
+                              np.cumsum(_value_starts(ranked), axis=1, dtype=np.int32) - 1, axis=1)
         return rank
 
     @cached_property
@@ -298,13 +299,29 @@ def _presorted(numeric_values: np.ndarray, codes: list) -> np.ndarray:
     order = np.empty(numeric_values.shape, dtype=np.intp)
     by_rank = np.array([c is None and _few_ties(v) for c, v in zip(codes, numeric_values, strict=True)],
                        dtype=bool)
-    if by_rank.any():
-        order[by_rank] = _stable_by_rank(numeric_values[by_rank])
+    ranked_rows = np.flatnonzero(by_rank)
+    for block in feature_blocks(len(ranked_rows), numeric_values.shape[1]):
+        rows = ranked_rows[block]
+        order[rows] = _stable_by_rank(numeric_values[rows])
     for i in np.flatnonzero(~by_rank):
         code = codes[i]
         key = numeric_values[i] if code is None else code.astype(smallest_int(int(code.max(initial=0))))
         order[i] = np.argsort(key, kind="stable")
     return order
+
+
+#: Values per block of features that the preparation sorts and ranks at once: numpy's
+#: calls then serve many small features together, while a large table's temporaries
+#: (half a dozen of them, up to 8 bytes a value) stay a few times this size instead of
+#: several times the table's.
+BLOCK_VALUES = 1 << 20
+
+
+def feature_blocks(n_features: int, n_samples: int) -> list[slice]:
+    """Consecutive features, as slices, in blocks of about :data:`BLOCK_VALUES` values
+    (one feature at least)."""
+    step = max(1, BLOCK_VALUES // max(1, n_samples))
+    return [slice(a, min(a + step, n_features)) for a in range(0, n_features, step)]
 
 
 #: Values of a column looked at to tell whether it has few ties (:func:`_few_ties`).

@@ -556,6 +556,31 @@ def test_presorted_orders_are_numpys_stable_argsort(seed):
     assert _few_ties(columns[0]) and not _few_ties(columns[2])
 
 
+def test_orders_and_ranks_made_a_block_of_features_at_a_time_are_the_same(monkeypatch):
+    """Sorted and ranked a few features at a time (so a large table's temporaries stay
+    small), every order is the stable argsort and every rank the value's place among the
+    column's distinct values, as when all are made at once."""
+    from engine.tree import _binning
+
+    rng = np.random.default_rng(5)
+    n = 4_000
+    X = np.column_stack([rng.normal(size=n), rng.normal(size=n).round(1),
+                         np.where(rng.random(n) < 0.1, np.nan, rng.normal(size=n)),
+                         rng.normal(size=n), rng.integers(0, 4, size=n).astype(float)])
+    whole = _binning.prepare_features(X, np.zeros(5, dtype=np.intp), None)
+    monkeypatch.setattr(_binning, "BLOCK_VALUES", 2 * n)  # two features a block
+    assert [(b.start, b.stop) for b in _binning.feature_blocks(5, n)] == [(0, 2), (2, 4), (4, 5)]
+    blocks = _binning.prepare_features(X, np.zeros(5, dtype=np.intp), None)
+    assert np.array_equal(blocks.order, np.argsort(X.T, axis=1, kind="stable"))
+    assert np.array_equal(blocks.order, whole.order)
+    assert np.array_equal(blocks.rank, whole.rank)
+    for j in range(5):
+        present = ~np.isnan(X[:, j])
+        distinct = np.unique(X[present, j])
+        assert np.array_equal(blocks.rank[j][present], np.searchsorted(distinct, X[present, j]))
+        assert (blocks.rank[j][~present] >= len(distinct)).all()  # missing: after every value
+
+
 @pytest.mark.parametrize("k", [0, 1, 2, 5])
 def test_sum_columns_adds_a_rows_columns_as_numpy_does(k):
     """Column by column, left to right: the same floats as numpy's sum along a short row."""
