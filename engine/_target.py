@@ -23,12 +23,17 @@ import pandas as pd
 from engine._schema import infer_schema
 
 #: Column names that say "this is what to predict", normalised (lower case, words joined
-#: by one underscore); the earlier in this list, the stronger.
+#: by one underscore); the earlier in this list, the stronger. Words of machine learning
+#: first, then outcomes of a domain (a passenger survived, an e-mail is spam), then
+#: words that name an ordinary attribute as often as an outcome: a Titanic table's
+#: "class" is the passenger's ticket class beside its "survived", a wine table's "type"
+#: its colour beside its "quality".
 OUTCOME_NAMES = (
-    "target", "label", "labels", "class", "class_label", "y", "outcome", "result", "response",
+    "target", "label", "labels", "class_label", "y", "outcome", "response",
     "survived", "survival", "species", "diagnosis", "churn", "churned", "default", "defaulted",
     "will_wait", "willwait", "play", "play_tennis", "playtennis", "spam", "is_spam", "fraud",
-    "is_fraud", "approved", "decision", "category", "type", "quality", "grade", "status",
+    "is_fraud", "approved", "decision",
+    "class", "result", "quality", "grade", "category", "type", "status",
 )
 #: Few enough values to be classes a class can read: a guessed target has at most these.
 MAX_GUESSED_CLASSES = 20

@@ -43,6 +43,22 @@ def test_the_strongest_outcome_name_wins_over_a_weaker_one():
     assert guess_target(frame)[0] == "label"
 
 
+@pytest.mark.parametrize("columns, expected", [
+    # seaborn's titanic: "class" is the ticket class, "survived" the outcome
+    (["survived", "pclass", "sex", "age", "fare", "class", "who"], "survived"),
+    (["class", "age", "diagnosis"], "diagnosis"),
+    # a wine table: "type" is its colour, "quality" the grade to predict
+    (["type", "acidity", "alcohol", "quality"], "quality"),
+    # where "class" is the only outcome word (mushrooms, cars), it is still the one
+    (["class", "cap_shape", "odor", "habitat"], "class"),
+    (["buying", "safety", "class", "type"], "class"),
+])
+def test_a_domains_outcome_beats_a_word_that_also_names_an_attribute(columns, expected):
+    frame = pd.DataFrame({c: labels(["a", "b", "c"][:2 + i % 2]) if c not in ("age", "fare",
+                          "acidity", "alcohol") else continuous() for i, c in enumerate(columns)})
+    assert guess_target(frame)[0] == expected
+
+
 @pytest.mark.parametrize("values, kind", [
     (list(range(N)), "id"),                       # a row number named "class"
     (["same"] * N, "constant"),
