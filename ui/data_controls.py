@@ -148,17 +148,18 @@ def leak_warning(frame: pd.DataFrame, dataset) -> None:
 
 def leak_notice(dataset) -> None:
     """On a model page: one line per leaking feature, with the same one-click way out
-    as the Data page (a model that looks perfect there is a lookup of the answer)."""
+    as the Data page (a model that looks perfect there is a lookup of the answer). The
+    button sits under the line, as there: beside it, a long column name (or presentation
+    mode's large type) would cut its label short."""
     if dataset.task != "classification":
         return
     frame = state.current_frame()
     for column, share in _leaks(frame, dataset):
-        text, button = st.columns([4, 1], vertical_alignment="center")
-        text.warning(f"**{column}** alone predicts **{dataset.target}** for {share:.1%} of the "
-                     "rows: this model may only be looking the answer up.",
-                     icon=":material/warning:")
-        button.button(f"Leave {column} out", key=f"page_leak_{column}", on_click=_leave_out,
-                      args=(column, list(dataset.features)))
+        st.warning(f"**{column}** alone predicts **{dataset.target}** for {share:.1%} of the "
+                   "rows: this model may only be looking the answer up.",
+                   icon=":material/warning:")
+        st.button(f"Leave {column} out", key=f"page_leak_{column}", on_click=_leave_out,
+                  args=(column, list(dataset.features)))
 
 
 def class_namer(frame: pd.DataFrame, target: str) -> None:
