@@ -482,8 +482,7 @@ def _pair_under_way(dataset: Dataset, params: dict, pair: tuple[str, str]) -> bo
     key, _ = _pair_grid(dataset, params, pair)
     if is_fitted(key):
         return False
-    family = _forest_key(dataset, {**_pair_settings(dataset, params), "n_estimators": None},
-                         False, tuple(pair))
+    _, family, _ = _grower(dataset, _pair_settings(dataset, params), columns=tuple(pair))
     return under_way(key, family, params["n_estimators"])
 
 
