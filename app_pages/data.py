@@ -14,7 +14,7 @@ if state.source() == state.DRAWN:
     st.subheader("Draw your own")
     drawing_controls.show()
 else:
-    upload, draw = st.columns([3, 1], vertical_alignment="center")
+    upload, draw = st.columns([2, 1], vertical_alignment="center")  # its whole label in large type too
     upload.file_uploader(
         f"Upload a CSV file (up to {state.MAX_UPLOAD_MB} MB)", type=["csv", "tsv", "txt"],
         key=data_controls.UPLOAD_KEY, on_change=data_controls.on_upload,
