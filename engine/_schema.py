@@ -82,17 +82,21 @@ def infer_schema(df: pd.DataFrame) -> pd.DataFrame:
         rows, columns=["kind", "dtype", "n_distinct", "n_missing", "include", "reason"],
         index=pd.Index(df.columns),
     )
-    for date in schema.index[schema["kind"] == "date"]:
-        for part in DATE_PARTS:
-            name = f"{date} {part}"
-            usable = name in schema.index and schema.loc[name, "kind"] not in ("constant", "empty")
-            if usable:
-                # a month runs 1..12 and starts again: a measurement, not a row counter
-                schema.loc[name, "kind"] = "categorical" if part == "weekday" else "numeric"
-                schema.loc[name, "include"] = False
-                schema.loc[name, "reason"] = (f"the {part} of {date}: tick “use” to let a "
-                                              "model use the date")
+    for name, date, part in date_parts(schema):
+        if schema.loc[name, "kind"] not in ("constant", "empty"):
+            # a month runs 1..12 and starts again: a measurement, not a row counter
+            schema.loc[name, "kind"] = "categorical" if part == "weekday" else "numeric"
+            schema.loc[name, "include"] = False
+            schema.loc[name, "reason"] = (f"the {part} of {date}: tick “use” to let a "
+                                          "model use the date")
     return schema.astype({"n_distinct": "int64", "n_missing": "int64", "include": "bool"})
+
+
+def date_parts(schema: pd.DataFrame) -> list[tuple[str, object, str]]:
+    """``(name, date, part)`` of every column of ``schema`` named as
+    :func:`with_date_parts` names the parts of its date columns ("signup year")."""
+    return [(f"{date} {part}", date, part) for date in schema.index[schema["kind"] == "date"]
+            for part in DATE_PARTS if f"{date} {part}" in schema.index]
 
 
 #: What :func:`with_date_parts` derives from a date column, each as a column
@@ -152,18 +156,25 @@ def _as_dates(column: pd.Series) -> pd.Series:
 
 def default_features(schema: pd.DataFrame, target) -> list:
     """The columns a model uses unless the user says otherwise: every included column but
-    the target, and free text only when nothing else is left (only a text model reads it,
-    and names or comments beside real features would drown them).
+    the target, free text only when nothing else is left (only a text model reads it,
+    and names or comments beside real features would drown them), and the parts of the
+    dates (:func:`with_date_parts`) only when not even text is: a log of a date and a
+    temperature learns the temperature from the season and the weekday.
 
     >>> df = pd.DataFrame({"name": ["Braund, Mr. Owen Harris", "Cumings, Mrs. John Bradley",
     ...                             "Heikkinen, Miss. Laina"], "fare": [7.25, 71.3, 7.9],
     ...                    "survived": ["no", "yes", "yes"]})
     >>> default_features(infer_schema(df), "survived")
     ['fare']
+    >>> log = with_date_parts(pd.DataFrame({"day": ["2012-01-01", "2012-06-15", "2013-06-16"],
+    ...                                     "temp": [3.1, 21.0, 19.5]}))
+    >>> default_features(infer_schema(log), "temp")
+    ['day year', 'day month', 'day weekday']
     """
     chosen = [c for c in schema.index[schema["include"]] if c != target]
     other = [c for c in chosen if schema.loc[c, "kind"] != "text"]
-    return other or chosen
+    return other or chosen or [name for name, _, _ in date_parts(schema) if name != target
+                               and schema.loc[name, "kind"] not in ("constant", "empty")]
 
 
 def _describe(column: pd.Series, n_rows: int) -> tuple:

@@ -10,8 +10,10 @@ what a person weighs, in this order:
    then whole numbers with 2 to 20 values;
 3. otherwise a numeric column (a regression target);
 
-never an identifier, a date, a constant, an empty or a free-text column. Within a rule
-the last such column wins: tables that do end with their outcome keep it.
+never an identifier, a date or a part of one (a weekday is a fact about the day the
+row was written, not what a table is kept to predict), a constant, an empty or a
+free-text column. Within a rule the last such column wins: tables that do end with their
+outcome keep it.
 """
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from engine._schema import infer_schema
+from engine._schema import date_parts, infer_schema
 
 #: Column names that say "this is what to predict", normalised (lower case, words joined
 #: by one underscore); the earlier in this list, the stronger. Words of machine learning
@@ -63,8 +65,8 @@ def guess_target(frame: pd.DataFrame, schema: pd.DataFrame | None = None, *,
 
     Raises
     ------
-    ValueError when no column can be a target (every one an identifier, a date, a
-    constant, empty or free text).
+    ValueError when no column can be a target (every one an identifier, a date or a
+    part of one, a constant, empty or free text).
 
     Examples
     --------
@@ -77,10 +79,11 @@ def guess_target(frame: pd.DataFrame, schema: pd.DataFrame | None = None, *,
     'Embarked'
     """
     schema = infer_schema(frame) if schema is None else schema
-    usable = [c for c in frame.columns if schema.loc[c, "kind"] in USABLE]
+    parts = {name for name, _, _ in date_parts(schema)}
+    usable = [c for c in frame.columns if schema.loc[c, "kind"] in USABLE and c not in parts]
     if not usable:
-        raise ValueError("no column can be predicted: each is an identifier, a date, a "
-                         "constant, empty or free text")
+        raise ValueError("no column can be predicted: each is an identifier, a date or a "
+                         "part of one, a constant, empty or free text")
     distinct = {c: int(schema.loc[c, "n_distinct"]) for c in usable}
     named = [c for c in usable if normalise(c) in OUTCOME_NAMES and distinct[c] >= 2
              and (not classes or _few_classes(frame[c], schema.loc[c, "kind"], distinct[c]))]

@@ -13,6 +13,7 @@ from engine.data import (
     leaky_features,
     load_sample,
     rank_features,
+    with_date_parts,
 )
 
 rng = np.random.default_rng(0)
@@ -101,6 +102,20 @@ def test_text_identifiers_and_dates_are_never_guessed_and_nothing_usable_says_so
     assert set(infer_schema(frame)["kind"]) == {"id", "date", "text"}
     with pytest.raises(ValueError, match="no column can be predicted"):
         guess_target(frame)
+
+
+def test_the_parts_of_a_date_are_never_guessed():
+    # a weather log (as vega_datasets' seattle-temps.csv): a date and a temperature. The
+    # date's weekday is a column of seven categories, but not what the table is kept for.
+    days = pd.date_range("2021-01-01", periods=N, freq="D").strftime("%Y-%m-%d")
+    frame = with_date_parts(pd.DataFrame({"date": days, "temp": continuous()}))
+    assert {"date year", "date month", "date weekday"} <= set(frame.columns)
+    column, reason = guess_target(frame)
+    assert column == "temp" and "regression" in reason
+    with pytest.raises(ValueError, match="no column has a few classes"):
+        guess_target(frame, classes=True)
+    with pytest.raises(ValueError, match="a date or a part of one"):
+        guess_target(frame.drop(columns="temp"))
 
 
 def test_codes_with_many_values_are_identifiers_not_categories():
