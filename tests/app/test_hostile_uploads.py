@@ -135,6 +135,20 @@ def test_only_all_missing_and_constant_features(page):
     assert_message_or_model(at)
 
 
+def test_a_log_of_dates_and_a_measurement_learns_it_from_the_season():
+    """A date and a temperature (as vega_datasets' seattle-temps.csv): the temperature is
+    the target, not the date's weekday, and the date's parts are its features."""
+    days = pd.date_range("2010-01-01", periods=400, freq="D")
+    temp = 10 - 8 * np.cos(2 * np.pi * days.day_of_year / 365)
+    temp += np.random.default_rng(0).normal(size=400)
+    at = run_upload(DATA, csv(pd.DataFrame({"date": days.strftime("%Y-%m-%d"),
+                                            "temp": temp.round(1)})))
+    assert_clean(at)
+    assert not at.error, messages(at)
+    assert at.sidebar.selectbox(key="target").value == "temp"
+    assert next(m.value for m in at.metric if m.label == "Features used") == "3"
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("page", PAGES)
 def test_two_thousand_columns(page):
