@@ -27,9 +27,10 @@ else:
     data_controls.show_upload_error()
 
 dataset = state.current_dataset()
-frame = state.current_frame() if dataset is not None else None
-if dataset is None or frame is None:
+if dataset is None:
+    data_controls.recover_columns()
     state.stop()
+frame = state.current_frame()
 
 entry = state.samples().get(state.source(), {})
 st.subheader(state.source_title())

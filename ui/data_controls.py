@@ -102,6 +102,30 @@ def schema_editor(frame: pd.DataFrame, target: str) -> None:
     }
 
 
+def recover_columns() -> None:
+    """Below the message of a table that was read but cannot be trained on as it is (no
+    feature left, say), the Columns editor, so that the columns the message asks for can
+    be included here and now."""
+    if state.source() == state.DRAWN:
+        return
+    try:
+        frame = state.current_frame()
+    except DataError:  # unreadable: its own message says so
+        return
+    if frame is None:
+        return
+    st.markdown("**Columns** — tick one to use it as a feature; change its kind if the "
+                "guess is wrong.")
+    chosen = state.overrides()
+
+    def choice() -> tuple:
+        return list(chosen.get("features") or []), dict(chosen.get("kinds") or {})
+    before = choice()
+    schema_editor(frame, state.current_target(frame))
+    if choice() != before:  # the message above was made without this choice: run again
+        st.rerun()
+
+
 def _editable_kind(detected: str) -> str:
     return detected if detected in KINDS else "categorical"
 

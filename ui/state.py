@@ -282,6 +282,12 @@ def default_features(frame: pd.DataFrame, target: str) -> list[str]:
     return [c for c in data.default_features(schema_of(frame), target) if c not in excluded]
 
 
+def current_target(frame: pd.DataFrame) -> str:
+    """The column the user predicts in ``frame``: the one chosen, else the guessed one."""
+    target = st.session_state.get("target") or default_target(frame)
+    return target if target in frame.columns else default_target(frame)
+
+
 def current_dataset() -> Dataset | None:
     """The Dataset every model page trains on, or None (after showing why)."""
     try:
@@ -303,9 +309,7 @@ def current_dataset() -> Dataset | None:
                 f"point{'' if len(frame) == 1 else 's'}"
                 f"{' of one class' if len(frame) else ''}.", icon=":material/draw:")
         return None
-    target = st.session_state.get("target") or default_target(frame)
-    if target not in frame.columns:
-        target = default_target(frame)
+    target = current_target(frame)
     chosen = overrides()
     features = chosen.get("features") or default_features(frame, target)
     features = tuple(c for c in features if c != target and c in frame.columns)

@@ -149,6 +149,21 @@ def test_a_log_of_dates_and_a_measurement_learns_it_from_the_season():
     assert next(m.value for m in at.metric if m.label == "Features used") == "3"
 
 
+def test_a_table_with_no_feature_left_shows_its_columns_to_include_one():
+    """The message asks for a column to be included on the Data page: the page shows the
+    columns to tick under it. (The tick is a browser's: AppTest cannot rerun a session
+    whose sidebar lists an upload.)"""
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"order": [f"A{i:04d}" for i in range(60)],
+                          "amount": rng.gamma(2, 30, 60).round(2)})
+    at = run_upload(DATA, csv(frame))
+    assert_clean(at)
+    assert any("No feature columns are left" in e.value for e in at.error), messages(at)
+    (editor,) = at.data_editor
+    assert editor.value["column"].tolist() == ["order", "amount"]
+    assert not editor.value["use"].any()
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("page", PAGES)
 def test_two_thousand_columns(page):

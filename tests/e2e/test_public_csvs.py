@@ -164,6 +164,30 @@ def test_a_model_page_says_when_a_column_gives_the_answer_away(page, app_url):
     assert exceptions(page) == []
 
 
+def test_a_table_with_no_feature_left_offers_its_columns_to_tick(page, app_url):
+    """Order codes and amounts: the codes start excluded (an identifier), so nothing is
+    left to learn the amount from. The message asks for a column to be included on the
+    Data page, and the page shows the columns under it: one tick, and the table trains."""
+    from .conftest import _settled_box
+
+    rows = ["order,amount"] + [f"A{i:04d},{(i * 37) % 101 + 0.5}" for i in range(60)]
+    page.goto(app_url)
+    wait_for_app(page)
+    upload(page, "orders.csv", "\n".join(rows).encode())
+    assert page.get_by_text("No feature columns are left").first.is_visible()
+    editor = page.locator('[data-testid="stDataFrameResizable"]').first
+    editor.scroll_into_view_if_needed()
+    grid = _settled_box(page, editor)
+    # the "use" box of the first row (order): a header row, then rows of 35 pixels
+    page.mouse.click(grid["x"] + grid["width"] * 0.176, grid["y"] + 52)
+    page.get_by_text("Features used").first.wait_for(timeout=15_000)
+    wait_for_app(page)
+    assert page.get_by_text("No feature columns are left").count() == 0
+    assert page.locator('[data-testid="stMetricValue"]').nth(1).inner_text() == "1"
+    assert exceptions(page) == []
+    screenshot(page, "no-feature-left-ticked")
+
+
 def test_a_count_line_above_the_rows_offers_the_reading_that_works(page, app_url):
     """scikit-learn's wine_data.csv starts "178,13,class_0,class_1,class_2" above rows of
     14 numbers and no header: refused as it is, read with one click."""
