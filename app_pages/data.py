@@ -18,8 +18,9 @@ else:
     upload.file_uploader(
         f"Upload a CSV file (up to {state.MAX_UPLOAD_MB} MB)", type=["csv", "tsv", "txt"],
         key=data_controls.UPLOAD_KEY, on_change=data_controls.on_upload,
-        help="Comma, semicolon, tab or pipe separated; UTF-8, UTF-16 or Windows-1252; "
-             "decimal commas are understood. `?`, `NA` and empty cells count as missing.")
+        help="Comma, semicolon, tab or pipe separated, or numbers separated by spaces; "
+             "UTF-8, UTF-16 or Windows-1252; decimal commas are understood. `?`, `NA` and "
+             "empty cells count as missing.")
     draw.button("Draw your own", icon=":material/draw:", on_click=drawing_controls.start,
                 key="data_draw_start", width="stretch",
                 help="Click points of two or three classes on a plane; every page then "

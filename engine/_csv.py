@@ -10,9 +10,9 @@ what is wrong and what to do:
    then cp1252 (older Excel on Windows). A result that still holds control characters
    is refused rather than shown garbled.
 3. **Table.** Sniff the delimiter among ``, ; \\t |`` on the first records (quotes
-   respected), parse everything once with pandas' C parser, then tidy: strip
-   whitespace, unique column names, decimal commas in semicolon files, numbers stored
-   as text.
+   respected; a table of numbers separated by runs of spaces is read as tabs), parse
+   everything once with pandas' C parser, then tidy: strip whitespace, unique column
+   names, decimal commas in semicolon files, numbers stored as text.
 """
 from __future__ import annotations
 
@@ -275,7 +275,35 @@ def choose_delimiter(text: str, sep: str | None) -> tuple[str, str]:
     match = _EXCEL_SEP_LINE.match(text)
     if match:
         return match.group(1), text[match.end():]
+    if _spaced(text):
+        return "\t", "\n".join("\t".join(line.split()) for line in text.splitlines())
     return sniff_delimiter(text), text
+
+
+#: Values below the header of a table separated by spaces that must read as numbers.
+SPACED_NUMBER_SHARE = 0.8
+
+
+def _spaced(text: str) -> bool:
+    """Whether ``text`` is a table whose columns are separated by runs of spaces, as
+    textbook data files often are (``Chins Situps Jumps`` over ``5 162 60``): no
+    delimiter of :data:`DELIMITERS` in its first lines, every line of them two fields or
+    more, as many as the header, and most values below it (:data:`SPACED_NUMBER_SHARE`)
+    numbers. A column of names or sentences is none of these."""
+    sample = text[:SNIFF_CHARS]
+    if any(d in sample for d in DELIMITERS) or '"' in sample:
+        return False
+    lines = [line.split() for line in sample.splitlines() if line.strip()]
+    if len(text) > SNIFF_CHARS:
+        lines = lines[:-1]  # the last line may be cut in half
+    if len(lines) < 2:
+        return False
+    width = len(lines[0])
+    if width < 2 or any(len(fields) != width for fields in lines):
+        return False
+    values = [v for fields in lines[1:] for v in fields]
+    numbers = sum(bool(re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", v)) for v in values)
+    return numbers >= SPACED_NUMBER_SHARE * len(values)
 
 
 def missing_markers(na_values) -> list[str]:

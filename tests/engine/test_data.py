@@ -133,6 +133,22 @@ def test_tab_separated() -> None:
     assert df["b"].tolist() == ["hello, world", "bye"]
 
 
+def test_a_table_of_numbers_separated_by_spaces() -> None:
+    # as scikit-learn's linnerud_exercise.csv: runs of spaces, aligned or not
+    df = load_csv(b"Chins Situps Jumps\n5 162 60\n2  110   60\n12 101 101\n")
+    assert df.to_dict("list") == {"Chins": [5, 2, 12], "Situps": [162, 110, 101],
+                                  "Jumps": [60, 60, 101]}
+
+
+@pytest.mark.parametrize("content", [
+    b"name\nJohn Smith\nAnn Lee\nBo Ek\n",  # a column of two-word names
+    b"review\nloved it so much\nnot good\n",  # sentences: no common width
+    b"a b\nred 2\nblue 4\n",  # words, not numbers, below the header
+])
+def test_words_separated_by_spaces_stay_one_column(content: bytes) -> None:
+    assert load_csv(content).shape[1] == 1
+
+
 def test_delimiter_inside_quotes_does_not_count() -> None:
     df = load_csv(b'name;note\nA;"x;y;z"\nB;"p;q;r"\n')
     assert df.attrs["sep"] == ";"
