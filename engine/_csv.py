@@ -302,8 +302,28 @@ def _spaced(text: str) -> bool:
     if width < 2 or any(len(fields) != width for fields in lines):
         return False
     values = [v for fields in lines[1:] for v in fields]
-    numbers = sum(bool(re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", v)) for v in values)
-    return numbers >= SPACED_NUMBER_SHARE * len(values)
+    return sum(map(is_number, values)) >= SPACED_NUMBER_SHARE * len(values)
+
+
+def is_number(text) -> bool:
+    """Whether ``text`` reads as a number (a decimal comma too)."""
+    try:
+        float(str(text).replace(",", "."))
+    except ValueError:
+        return False
+    return True
+
+
+def numbers_for_names(records: list[list[str]]) -> bool:
+    """Whether the first of ``records`` is a row of data rather than column names: two
+    fields or more, every one a number, and some not a whole number or some repeated
+    (the first row of a UCI ``.data`` file). Distinct whole numbers can be names
+    (years over a wide table) and stay names."""
+    first = records[0] if records else []
+    if len(first) < 2 or not all(map(is_number, first)):
+        return False
+    return len(set(first)) < len(first) or not all(float(v.replace(",", ".")).is_integer()
+                                                   for v in first)
 
 
 def missing_markers(na_values) -> list[str]:

@@ -21,6 +21,8 @@ from engine._csv import (
     check_not_binary,
     choose_delimiter,
     decode,
+    is_number,
+    numbers_for_names,
     parse,
     read_source,
     sample_records,
@@ -66,7 +68,9 @@ def load_csv(source, *, sep: str | None = None, encoding: str | None = None,
     -------
     frame : DataFrame of shape (n_rows, n_columns)
         Numeric columns as int64/float64, the others as strings with NaN for missing.
-        ``frame.attrs`` holds ``encoding``, ``sep`` and ``notes`` (renamed columns).
+        ``frame.attrs`` holds ``encoding``, ``sep``, ``notes`` (renamed columns) and
+        ``numbered``: whether a first line of numbers was read as data (see
+        :func:`engine._csv.numbers_for_names`), the columns then called ``column 1``, ...
 
     Raises
     ------
@@ -102,11 +106,18 @@ def load_csv(source, *, sep: str | None = None, encoding: str | None = None,
     if skip:
         text = _skip_lines(text, skip)
     sep, text = choose_delimiter(text, sep)
-    if not header:
+    numbered = header and numbers_for_names(sample_records(text, sep))
+    if numbered or not header:
         width = len(sample_records(text, sep)[0])
         text = sep.join(f"column {i}" for i in range(1, width + 1)) + "\n" + text
     frame = parse(text, sep, na_values)
     frame.attrs["encoding"] = used_encoding
+    frame.attrs["numbered"] = numbered
+    if numbered:
+        frame.attrs["notes"] = [*frame.attrs.get("notes", []), (
+            f"Line 1 holds numbers, not column names, so it is read as the first row and "
+            f"the columns are called column 1 to column {frame.shape[1]}. Put a line of "
+            "names above the rows to see them here.")]
     return frame
 
 
@@ -139,18 +150,10 @@ def other_readings(source) -> list[tuple[str, int, bool]]:
             frame = load_csv(source, skip=skip, header=header)
         except DataError:
             continue
-        if header and all(_is_number(name) for name in frame.columns):
+        if header and (frame.attrs["numbered"] or all(is_number(name) for name in frame.columns)):
             continue
         found.append((label, skip, header))
     return found
-
-
-def _is_number(text) -> bool:
-    try:
-        float(str(text).replace(",", "."))
-    except ValueError:
-        return False
-    return True
 
 
 # ---------------------------------------------------------------- samples

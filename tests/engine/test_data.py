@@ -140,6 +140,20 @@ def test_a_table_of_numbers_separated_by_spaces() -> None:
                                   "Jumps": [60, 60, 101]}
 
 
+@pytest.mark.parametrize("first", [b"0,0.64,0.64,1", b"0,0,5,13"])  # decimals; repeats
+def test_a_first_line_of_numbers_is_the_first_row_not_the_names(first: bytes) -> None:
+    # a UCI .data file (spambase.data, digits) has no header: its first row is data
+    df = load_csv(first + b"\n0.21,0.28,0.5,1\n0.06,0,0.71,0\n")
+    assert list(df.columns) == ["column 1", "column 2", "column 3", "column 4"]
+    assert len(df) == 3 and df["column 4"].tolist()[1:] == [1, 0]
+    assert any("Line 1 holds numbers" in note for note in df.attrs["notes"])
+
+
+def test_distinct_whole_numbers_can_be_names() -> None:
+    df = load_csv(b"2019,2020,2021\n1.5,2,3\n4,5,6.5\n")  # years over a wide table
+    assert list(df.columns) == ["2019", "2020", "2021"] and len(df) == 2
+
+
 @pytest.mark.parametrize("content", [
     b"name\nJohn Smith\nAnn Lee\nBo Ek\n",  # a column of two-word names
     b"review\nloved it so much\nnot good\n",  # sentences: no common width
