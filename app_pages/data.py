@@ -16,7 +16,7 @@ if state.source() == state.DRAWN:
 else:
     upload, draw = st.columns([2, 1], vertical_alignment="center")  # its whole label in large type too
     upload.file_uploader(
-        f"Upload a CSV file (up to {state.MAX_UPLOAD_MB} MB)", type=["csv", "tsv", "txt"],
+        f"Upload a CSV file (up to {state.MAX_UPLOAD_MB} MB)", type=state.UPLOAD_TYPES,
         key=data_controls.UPLOAD_KEY, on_change=data_controls.on_upload,
         help="Comma, semicolon, tab or pipe separated, or numbers separated by spaces; "
              "UTF-8, UTF-16 or Windows-1252; decimal commas are understood. `?`, `NA` and "

@@ -45,6 +45,8 @@ DRAWN = "drawn"
 POINTS = "points"
 DEFAULT_SAMPLE = "playtennis"
 MAX_UPLOAD_MB = 50  # keep equal to server.maxUploadSize in .streamlit/config.toml
+#: File name endings the uploaders take: text tables, UCI's ``.data`` among them.
+UPLOAD_TYPES = ["csv", "tsv", "txt", "data", "dat"]
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from engine.export import align_new_rows, predictions_csv, predictions_table
 from engine.persist import ModelFileError, describe, model_from_json, model_to_json, summary
 from ui.nb_controls import typed_row
 
-from . import tables, url
+from . import state, tables, url
 from .markdown import literal
 
 MODES = {"upload": "Upload a CSV", "type": "Type one row"}
@@ -85,7 +85,7 @@ def _new_rows(model, dataset: Dataset, features: list[str], prefix: str) -> None
         frame = typed_row(dataset, dataset.X_test[features].iloc[[0]], key=f"{prefix}_home_row")
     else:
         upload = st.file_uploader(
-            "CSV with the model's columns (other columns are ignored)", type=["csv", "txt", "tsv"],
+            "CSV with the model's columns (other columns are ignored)", type=state.UPLOAD_TYPES,
             key=f"{prefix}_new_file",
             help=f"Columns used: {', '.join(features)}. An empty cell is a missing value.")
         if upload is None:

@@ -12,6 +12,7 @@ from importlib.resources import files
 
 import pytest
 
+from ..conftest import data_path
 from .conftest import exceptions, screenshot, upload, wait_for_app
 
 pytestmark = pytest.mark.e2e
@@ -186,6 +187,19 @@ def test_a_table_with_no_feature_left_offers_its_columns_to_tick(page, app_url):
     assert page.locator('[data-testid="stMetricValue"]').nth(1).inner_text() == "1"
     assert exceptions(page) == []
     screenshot(page, "no-feature-left-ticked")
+
+
+def test_a_uci_data_file_without_a_header_reads_its_first_line_as_a_row(page, app_url):
+    """UCI's spambase.data: a ``.data`` name, no header, the class last. The uploader takes
+    it, the first line stays a row, and the class is the guessed target."""
+    lines = data_path("spambase.csv").read_text().splitlines()[1:]  # without its header
+    page.goto(app_url)
+    wait_for_app(page)
+    upload(page, "spambase.data", "\n".join(lines).encode())
+    assert page.get_by_role("combobox", name="Target column").input_value() == "column 58"
+    assert page.get_by_text("Line 1 holds numbers").first.is_visible()
+    assert page.locator('[data-testid="stMetricValue"]').first.inner_text() == f"{len(lines):,}"
+    assert exceptions(page) == []
 
 
 def test_a_count_line_above_the_rows_offers_the_reading_that_works(page, app_url):
