@@ -106,9 +106,10 @@ def load_csv(source, *, sep: str | None = None, encoding: str | None = None,
     if skip:
         text = _skip_lines(text, skip)
     sep, text = choose_delimiter(text, sep)
-    numbered = header and numbers_for_names(sample_records(text, sep))
+    records = sample_records(text, sep)
+    numbered = header and numbers_for_names(records)
     if numbered or not header:
-        width = len(sample_records(text, sep)[0])
+        width = len(records[0])
         text = sep.join(f"column {i}" for i in range(1, width + 1)) + "\n" + text
     frame = parse(text, sep, na_values)
     frame.attrs["encoding"] = used_encoding
