@@ -615,7 +615,15 @@ def _permutation_drops(trees, oob, X_enc, target, seeds, classifier: bool) -> np
             node[walking] = tree.step(at, x, missing, categorical)
             walking = walking[~is_leaf[node[walking]]]
     else:
-        node = _walk_shuffled(stacked, node, own_at, k, flat[shuffled_at + k], flat)
+        from .ensemble._base import lean_steps, rank_steps
+
+        # an entry walks at most a tree's depth again: by ranks where a row has many
+        mean_depth = stacked.steps_per_row / max(1, stacked.n_trees)
+        if stacked.ranks_pay(len(pair) * mean_depth / max(1, X_enc.shape[0])):
+            ranks = stacked.rank_table(X_enc)
+            node = _walk_shuffled(stacked, node, own_at, k, ranks[shuffled_at + k], ranks, rank_steps)
+        else:
+            node = _walk_shuffled(stacked, node, own_at, k, flat[shuffled_at + k], flat, lean_steps)
 
     # a tree's class at a leaf, as its own predict gives it (a tie to the class listed last)
     node_class = plurality(tree.value) if classifier else None
@@ -648,26 +656,26 @@ SHUFFLED_STEPS = 6
 
 
 def _walk_shuffled(stacked, node: np.ndarray, own_at: np.ndarray, k: np.ndarray,
-                   x_k: np.ndarray, flat: np.ndarray) -> np.ndarray:
+                   x_k: np.ndarray, table: np.ndarray, walk) -> np.ndarray:
     """The leaves that entries starting at nodes ``node`` of numeric splits reach, each
-    reading its row's values (``flat[own_at + f]``) except for column ``k``, where it
-    reads ``x_k``: the forest's lean walk (complete numeric data only), a chunk of
+    reading its row's values (``table[own_at + f]``) except for column ``k``, where it
+    reads ``x_k``: the forest's lean walk ``walk`` (complete numeric data only; ``table``
+    the rows' values for ``lean_steps``, their ranks for ``rank_steps``), a chunk of
     ``PAIRS_PER_CHUNK`` entries at a time, whose arrays stay in cache as the forest's
     walk's do."""
-    from .ensemble._base import PAIRS_PER_CHUNK, lean_step_buffers, lean_steps
+    from .ensemble._base import PAIRS_PER_CHUNK, lean_step_buffers
 
     is_leaf = stacked.tree.children_left == TREE_LEAF
     out = node.copy()
     size = min(len(node), PAIRS_PER_CHUNK)
-    buffers, columns = lean_step_buffers(size, stacked.walk_code.dtype), np.empty(size, stacked.walk_code.dtype)
+    buffers = lean_step_buffers(size)
     for lo in range(0, len(node), PAIRS_PER_CHUNK):
         part = slice(lo, lo + PAIRS_PER_CHUNK)
         at, own, on, x_on = node[part].copy(), own_at[part], k[part], x_k[part]
         walking = np.arange(len(at))
         while len(walking):
             n = len(at)
-            lean_steps(stacked, flat, at, own, SHUFFLED_STEPS, [b[:n] for b in buffers],
-                       (on, x_on, columns[:n]))
+            walk(stacked, table, at, own, SHUFFLED_STEPS, [b[:n] for b in buffers], (on, x_on))
             done = is_leaf.take(at, mode="clip")
             out[lo + walking[done]] = at[done]
             going = np.flatnonzero(~done)

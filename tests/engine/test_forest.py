@@ -33,6 +33,15 @@ def _raise_on_float_errors():
         yield
 
 
+@pytest.fixture(params=["values", "ranks"])
+def walk(request, monkeypatch):
+    """Both lean walks: comparing values (what a few trees take) and adding ranks (what
+    many take), whatever the stack's size."""
+    monkeypatch.setattr(forest_base, "RANK_STEPS_PER_COLUMN",
+                        0 if request.param == "ranks" else math.inf)
+    return request.param
+
+
 def _tree_arrays(model) -> list[dict]:
     return [{f.name: getattr(m.tree_, f.name) for f in dataclasses.fields(m.tree_)}
             for m in model.estimators_]
@@ -285,7 +294,7 @@ def test_predict_proba_is_the_mean_of_the_trees_on_categories_and_nan():
 
 @pytest.mark.parametrize("rows_per_chunk", [None, 30])
 @pytest.mark.parametrize("with_nan", [False, True])
-def test_all_trees_descent_on_numeric_rows(with_nan, rows_per_chunk, monkeypatch):
+def test_all_trees_descent_on_numeric_rows(with_nan, rows_per_chunk, monkeypatch, walk):
     """Numeric complete rows take the lean walk, rows with NaN the general step; in
     chunks of at most 30 rows (seven, filled evenly: 29 rows, the last one 26), each
     chunk reuses the first one's arrays and only the first three chunks, which hold
@@ -322,7 +331,7 @@ def test_forest_encodes_columns_of_a_frame_into_whole_rows():
 
 
 @pytest.mark.parametrize("schedule", [None, [1], [2, 5], [50]])
-def test_lean_walk_leaves_do_not_depend_on_the_compaction_schedule(schedule):
+def test_lean_walk_leaves_do_not_depend_on_the_compaction_schedule(schedule, walk):
     """Compacting after every step, rarely, or never before the deepest leaf: the same
     leaves as each tree's own descent."""
     X, y = numeric_data("classifier", n=400)
@@ -336,22 +345,23 @@ def test_lean_walk_leaves_do_not_depend_on_the_compaction_schedule(schedule):
     np.testing.assert_array_equal(leaves, np.array(expected))
 
 
-def test_walk_codes_are_int32_when_they_fit_and_int64_walks_alike():
+def test_walk_codes_are_int32_when_they_fit_and_int64_walks_alike(walk):
     """Codes of a stack past 2**31 stay int64: the same leaves, and a thread's kept
-    arrays are remade when the code type changes from one walk to the next."""
+    arrays serve codes of either type from one walk to the next."""
     X, y = numeric_data("classifier", n=300)
     forest = RandomForestClassifier(n_estimators=5, random_state=2).fit(X, y)
     X_test = forest.encoder_.transform(numeric_data("classifier", n=100, seed=5)[0])
     narrow = stack_trees([m.tree_ for m in forest.estimators_])
     wide = stack_trees([m.tree_ for m in forest.estimators_])
     wide._walk = (narrow.walk_code.astype(np.int64),) + wide._walk[1:]
-    assert narrow.walk_code.dtype == np.int32
+    wide.rank_code = narrow.rank_code.astype(np.int64)
+    assert narrow.walk_code.dtype == narrow.rank_code.dtype == np.int32
     expected = [m.apply(X_test) + root for m, root in zip(forest.estimators_, narrow.roots, strict=True)]
     for stacked in (narrow, wide, narrow):
         np.testing.assert_array_equal(forest_apply(stacked, X_test), np.array(expected))
 
 
-def test_walks_under_way_together_do_not_share_arrays(monkeypatch):
+def test_walks_under_way_together_do_not_share_arrays(monkeypatch, walk):
     """A thread keeps its last walk's arrays for the next one; two walks under way at
     once in one thread (and walks in other threads) each get their own."""
     from concurrent.futures import ThreadPoolExecutor
@@ -374,7 +384,7 @@ def test_walks_under_way_together_do_not_share_arrays(monkeypatch):
         np.testing.assert_array_equal(leaves, expected[i % 2])
 
 
-def test_lean_walk_handles_trees_of_one_leaf_and_of_depth_one():
+def test_lean_walk_handles_trees_of_one_leaf_and_of_depth_one(walk):
     """The walk's first step reads each tree's root column at once; a root that is a
     leaf, or children that are, finish there."""
     X, y = numeric_data("classifier", n=300)
@@ -409,7 +419,7 @@ def test_predict_proba_reads_a_float_array_in_place_and_checks_it_all_the_same()
 
 
 @pytest.mark.parametrize("with_nan", [False, True])
-def test_a_large_forest_walks_in_groups_of_trees_to_the_same_leaves(with_nan, monkeypatch):
+def test_a_large_forest_walks_in_groups_of_trees_to_the_same_leaves(with_nan, monkeypatch, walk):
     """Walk tables over WALK_TABLE_BYTES split the trees into groups of consecutive trees,
     each walked as a stack of its own: every chunk's leaves are still ids in the whole
     stack, the same as each tree's own descent, on the lean path and the general one."""
@@ -439,6 +449,48 @@ def test_a_large_forest_walks_in_groups_of_trees_to_the_same_leaves(with_nan, mo
     seen = [(lo, part.shape) for lo, part in forest_leaves(stacked, X_enc)]
     assert all(shape[0] == 9 and shape[1] <= chunk for _, shape in seen)
     assert sum(shape[1] for _, shape in seen) == 160
+
+
+def test_ranks_order_values_as_the_thresholds_do():
+    """A value's rank is above a threshold's exactly where the value is above the
+    threshold: values equal to a threshold, -0.0 against 0.0, a column mostly of one
+    value (searched as it is) and a spread one (searched in value order), a column no
+    split reads (rank 1) and one more column than the stack knows."""
+    rng = np.random.default_rng(0)
+    thresholds = [np.array([-1.5, -0.0, 0.25, 0.25, 3.0]), np.array([]), rng.normal(size=40),
+                  np.array([0.5])]
+    edges = forest_base.RankEdges(*_edges_of(thresholds))
+    X = np.column_stack([
+        np.concatenate([[-1.5, -0.0, 0.0, 0.25, 3.0, 3.5, -9.0], rng.choice([0.0, 0.25, 4.0], 293)]),
+        rng.normal(size=300),
+        np.concatenate([thresholds[2], rng.normal(size=260)]),
+        np.where(rng.random(300) < 0.9, 0.0, rng.normal(size=300)),
+        rng.normal(size=300),
+    ])
+    ranks = edges.ranks(X).reshape(X.shape) >> edges.feature_bits
+    assert (ranks[:, 1] == 1).all() and (ranks[:, 4] == 1).all()
+    for f, t in enumerate(thresholds):
+        if len(t):
+            t_rank = np.searchsorted(np.unique(t), t) + 1  # as rank_of gives them
+            np.testing.assert_array_equal(ranks[:, [f]] > t_rank, X[:, [f]] > t)
+
+
+def _edges_of(thresholds):
+    values = [np.unique(t) for t in thresholds]
+    return np.concatenate(values), np.cumsum([0] + [len(v) for v in values])
+
+
+def test_ranks_pay_for_many_steps_a_row_on_numeric_splits_only():
+    """A few trees compare values; a forest whose rows take many steps for each column
+    it ranks walks by ranks; categorical splits never do."""
+    X, y = numeric_data("classifier", n=300)
+    few = stack_trees([m.tree_ for m in RandomForestClassifier(n_estimators=2, random_state=0).fit(X, y).estimators_])
+    many = stack_trees([m.tree_ for m in RandomForestClassifier(n_estimators=80, random_state=0).fit(X, y).estimators_])
+    assert not few.ranks_pay() and many.ranks_pay()
+    assert many.steps_per_row == pytest.approx(40 * few.steps_per_row, rel=0.5)
+    frame, target = mixed_frame("classifier")
+    mixed = RandomForestClassifier(n_estimators=80, random_state=0).fit(frame, target)
+    assert not stack_trees([m.tree_ for m in mixed.estimators_]).ranks_pay()
 
 
 def test_compaction_schedule_follows_where_the_training_rows_finish():

@@ -2,6 +2,8 @@
 importances, decision grids and the correlation between trees."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -292,14 +294,17 @@ def test_oob_permutation_importance_of_an_unused_column_is_exactly_zero():
 @pytest.mark.parametrize("kind, max_rows", [("classifier", None), ("regressor", None),
                                             ("mixed", None), ("complete", None), ("ties", None),
                                             ("classifier", 25), ("mixed", 40)])
-def test_oob_permutation_importance_equals_scoring_every_shuffled_copy(kind, max_rows):
+@pytest.mark.parametrize("walk", ["values", "ranks"])
+def test_oob_permutation_importance_equals_scoring_every_shuffled_copy(kind, max_rows, walk, monkeypatch):
     """Only the (row, column) pairs whose path meets a split on the column are walked
     again; the drops must equal those of walking every shuffled copy in full, with the
     same permutations (one per column per tree, drawn in column order from the tree's
     own seed). "complete": numeric columns without missing values; "ties": values
     rounded to whole numbers, so that leaves hold rows of both classes in equal weight
     (a tree's class there is its predict's: the class listed last). With ``max_rows``,
-    each tree scores that many of its OOB rows, drawn by its generator [seed, 1]."""
+    each tree scores that many of its OOB rows, drawn by its generator [seed, 1].
+    Complete numeric rows are walked again comparing values or adding ranks (``walk``)."""
+    monkeypatch.setattr(forest_base, "RANK_STEPS_PER_COLUMN", 0 if walk == "ranks" else math.inf)
     if kind == "ties":
         X, y = numeric_data("classifier", 240, seed=3)
         X = np.round(X, 0)
