@@ -619,7 +619,8 @@ def _permutation_drops(trees, oob, X_enc, target, seeds, classifier: bool) -> np
 
         # an entry walks at most a tree's depth again: by ranks where a row has many
         mean_depth = stacked.steps_per_row / max(1, stacked.n_trees)
-        if stacked.ranks_pay(len(pair) * mean_depth / max(1, X_enc.shape[0])):
+        n_rows = max(1, X_enc.shape[0])
+        if stacked.ranks_pay(n_rows, len(pair) * mean_depth / n_rows):
             ranks = stacked.rank_table(X_enc)
             node = _walk_shuffled(stacked, node, own_at, k, ranks[shuffled_at + k], ranks, rank_steps)
         else:

@@ -139,17 +139,21 @@ class StackedTrees:
         All nodes; tree ``b`` owns ids ``roots[b] .. roots[b + 1] - 1``.
     roots : ndarray of intp, shape (n_trees,)
         Root id of each tree.
-    whole : StackedTrees or None
-        For a group of trees (:attr:`walk_groups`), the stack it was taken from: the
-        group shares its :attr:`edges`, so one table of the rows' ranks serves every
-        group.
+    ranking : Ranking or None
+        The ranks of the thresholds of the stack a group of trees (:attr:`walk_groups`)
+        was taken from, where the group's nodes start at ``first_node``: the groups
+        share the whole stack's :attr:`edges`, so one table of the rows' ranks serves
+        every group. None: this stack's own.
     compaction_steps : list of int
         The lean walk's steps between compactions, from :func:`compaction_schedule`.
+    n_columns_read : int
+        One more than the last column a split reads (1 for trees of one leaf).
     """
 
     tree: Tree
     roots: np.ndarray
-    whole: StackedTrees | None = None
+    ranking: Ranking | None = None
+    first_node: int = 0
 
     @property
     def n_trees(self) -> int:
@@ -173,10 +177,10 @@ class StackedTrees:
         """``threshold`` with +inf at leaves, so ``x > threshold`` is False there."""
         return self._walk[2]
 
-    @cached_property
+    @property
     def edges(self) -> RankEdges:
         """The thresholds the rank walk ranks values among (the whole stack's)."""
-        return self.whole.edges if self.whole is not None else RankEdges.of(self.tree)
+        return self.ranking.ranked[0]
 
     @cached_property
     def rank_code(self) -> np.ndarray:
@@ -193,7 +197,8 @@ class StackedTrees:
         left = np.where(leaf, np.arange(n), self.tree.children_left).astype(np.int64)
         top = (1 << edges.rank_bits) - 1
         code = left << edges.rank_bits
-        code |= np.where(leaf, 0, top - edges.rank_of(self.tree))
+        rank = self.ranking.ranked[1][self.first_node:self.first_node + n]
+        code |= np.where(leaf, 0, top - rank)
         code <<= edges.feature_bits
         code |= np.where(leaf, 0, self.tree.feature)
         return code.astype(np.int32) if (n + 1) << self.rank_shift <= 2**31 else code
@@ -209,37 +214,43 @@ class StackedTrees:
 
     @cached_property
     def steps_per_row(self) -> float:
-        """Steps a training row takes down all the trees: each tree's mean leaf depth
-        over its training rows, summed."""
-        leaf = np.flatnonzero(self.tree.children_left == TREE_LEAF)
-        owner = np.searchsorted(self.roots, leaf, side="right") - 1
-        weight = self.tree.n_node_samples[leaf] / np.maximum(self.tree.n_node_samples[self.roots], 1)[owner]
-        return float(np.dot(self.tree.depth[leaf], weight))
+        """The steps a training row takes down all the trees: the trees' mean leaf depth
+        over their training rows, times the trees."""
+        leaf = self.tree.children_left == TREE_LEAF
+        weight = self.tree.n_node_samples[leaf]
+        return self.n_trees * float(np.dot(self.tree.depth[leaf], weight)) / max(1, int(weight.sum()))
 
-    def ranks_pay(self, steps_per_row: float | None = None) -> bool:
-        """Whether walking by ranks (:func:`rank_steps`) costs less than comparing
-        values (:func:`lean_steps`) for ``steps_per_row`` steps a row (this stack's
-        :attr:`steps_per_row`): ranking a row's values costs a sort a column, about as
-        much as :data:`RANK_STEPS_PER_COLUMN` steps save, and numeric splits only."""
+    def ranks_pay(self, n_rows: int, steps_per_row: float | None = None) -> bool:
+        """Whether walking ``n_rows`` rows by ranks (:func:`rank_steps`) costs less than
+        comparing values (:func:`lean_steps`), for ``steps_per_row`` steps a row (this
+        stack's :attr:`steps_per_row`): the steps' saving against ranking each row's
+        values of the columns read and, the first time, the stack's thresholds
+        (:data:`RANK_STEPS_PER_VALUE`, :data:`RANK_STEPS_PER_NODE`). Numeric splits only."""
         if (self.tree.split_kind >= CATEGORICAL_BINARY).any():
             return False
-        steps = self.steps_per_row if steps_per_row is None else steps_per_row
-        return steps >= RANK_STEPS_PER_COLUMN * self.edges.n_ranked
+        steps = n_rows * (self.steps_per_row if steps_per_row is None else steps_per_row)
+        cost = n_rows * self.n_columns_read * RANK_STEPS_PER_VALUE
+        if not self.ranking.made:  # the thresholds not ranked yet
+            cost += len(self.ranking.tree.threshold) * RANK_STEPS_PER_NODE
+        return steps >= cost
 
     def __post_init__(self) -> None:
         leaf = self.tree.children_left == TREE_LEAF
         feature = np.where(leaf, 0, self.tree.feature)
         left = np.where(leaf, np.arange(self.tree.node_count), self.tree.children_left)
-        shift = max(1, int(feature.max(initial=0)).bit_length())
+        self.n_columns_read = int(feature.max(initial=0)) + 1  # at most: the last read, and those before
+        shift = max(1, (self.n_columns_read - 1).bit_length())
         code = left << shift | feature
         if code.max(initial=0) < 2**31:
             code = code.astype(np.int32)
         self._walk = (code, shift, np.where(leaf, np.inf, self.tree.threshold))
         self.compaction_steps = compaction_schedule(self.tree)
+        if self.ranking is None:
+            self.ranking = Ranking(self.tree)
 
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
-        for made in ("walk_groups", "edges", "rank_code", "steps_per_row"):
+        for made in ("walk_groups", "rank_code", "steps_per_row"):
             state.pop(made, None)  # made again on demand (walk_groups: copies of every array)
         return state
 
@@ -266,7 +277,27 @@ class StackedTrees:
         new_id = np.full(self.tree.node_count + 1, TREE_LEAF, dtype=NODE_INT)
         new_id[lo:hi] = np.arange(hi - lo)
         return StackedTrees(take_nodes(self.tree, np.arange(lo, hi), new_id),
-                            self.roots[first:stop] - lo, self)
+                            self.roots[first:stop] - lo, self.ranking, lo)
+
+
+class Ranking:
+    """The ranks of a stack's thresholds (:meth:`RankEdges.of`), made on first use and
+    shared by the groups of trees taken from it (which hold this, not the stack: no
+    reference cycle keeps a stack's arrays alive after its last use)."""
+
+    def __init__(self, tree: Tree):
+        self.tree = tree
+
+    @property
+    def made(self) -> bool:
+        return "ranked" in self.__dict__
+
+    @cached_property
+    def ranked(self) -> tuple[RankEdges, np.ndarray]:
+        return RankEdges.of(self.tree)
+
+    def __getstate__(self) -> dict:
+        return {"tree": self.tree}  # the ranks are made again on demand
 
 
 @dataclass
@@ -289,31 +320,26 @@ class RankEdges:
         self.feature_bits = max(1, (len(self.start) - 2).bit_length())
         self.rank_bits = (most + 1).bit_length()  # every rank: 1 to most + 1
         self.rank_dtype = np.dtype(np.int32 if (most + 1) << self.feature_bits < 2**31 else np.int64)
-        self.n_ranked = int(np.count_nonzero(np.diff(self.start)))  # features with edges
 
     @staticmethod
-    def of(tree: Tree) -> RankEdges:
+    def of(tree: Tree) -> tuple[RankEdges, np.ndarray]:
+        """The edges of ``tree``'s numeric splits, and each node's threshold rank among
+        its feature's (0 at leaves and categorical splits), from one sort of the
+        splits by (feature, threshold)."""
         numeric = np.flatnonzero((tree.children_left != TREE_LEAF) & (tree.split_kind == NUMERIC))
-        feature = tree.feature[numeric].astype(np.int64)
+        feature, threshold = tree.feature[numeric], tree.threshold[numeric]
         n_features = int(feature.max(initial=0)) + 1
-        # (feature, threshold) pairs sorted, duplicates dropped: every feature's edges in one sort
-        order = np.lexsort((tree.threshold[numeric], feature))
-        f, t = feature[order], tree.threshold[numeric][order]
+        by_value = np.argsort(threshold)
+        # then by feature, stably: a radix sort of small integers
+        order = by_value[np.argsort(feature[by_value].astype(np.int16 if n_features < 2**15 else np.int64),
+                                    kind="stable")]
+        f, t = feature[order], threshold[order]
         new = np.ones(len(f), dtype=bool)
         new[1:] = (f[1:] != f[:-1]) | (t[1:] != t[:-1])
-        f, t = f[new], t[new]
-        return RankEdges(t, np.searchsorted(f, np.arange(n_features + 1)))
-
-    def rank_of(self, tree: Tree) -> np.ndarray:
-        """The thresholds' ranks at ``tree``'s numeric splits, 0 elsewhere."""
+        start = np.searchsorted(f[new], np.arange(n_features + 1))
         rank = np.zeros(tree.node_count, dtype=np.int64)
-        at = np.flatnonzero((tree.children_left != TREE_LEAF) & (tree.split_kind == NUMERIC))
-        f = tree.feature[at].astype(np.int64)
-        for feature in np.unique(f):
-            mine = at[f == feature]
-            lo, hi = self.start[feature], self.start[feature + 1]
-            rank[mine] = np.searchsorted(self.values[lo:hi], tree.threshold[mine]) + 1
-        return rank
+        rank[numeric[order]] = np.cumsum(new) - start[f]  # 1 + place among the feature's edges
+        return RankEdges(t[new], start), rank
 
     def ranks(self, X: np.ndarray) -> np.ndarray:
         """Every value's rank shifted left by ``feature_bits``, flat as ``X.ravel()``;
@@ -342,9 +368,12 @@ class RankEdges:
         return np.ascontiguousarray(found.T).ravel()
 
 
-#: Steps of the walk whose saving by ranks pays for ranking one value of a row
-#: (:meth:`StackedTrees.ranks_pay`; bench/README.md, "ranks").
-RANK_STEPS_PER_COLUMN = 16
+#: What ranking costs, in steps of the walk whose saving by ranks pays for it
+#: (:meth:`StackedTrees.ranks_pay`; bench/README.md, "walking by ranks"): a value of
+#: a row (a share of a column's sort and search), and a node of the stack (a share of
+#: the sort of its thresholds and of its codes).
+RANK_STEPS_PER_VALUE = 20
+RANK_STEPS_PER_NODE = 30
 #: :meth:`RankEdges.ranks` searches a column as it is where at least this share of a
 #: sample of :data:`RANK_SAMPLE` of its values is one value (bench/README.md, "ranks").
 RANK_SEARCH_AS_IS = 0.6
@@ -430,7 +459,7 @@ def forest_leaves(stacked: StackedTrees, X_enc: np.ndarray, rows_per_chunk: int 
     widest = max(group.n_trees for group, _, _ in groups)
     step = rows_per_chunk or chunk_rows(stacked, n_rows)
     rows = min(step, n_rows)
-    ranks = stacked.rank_table(X_enc) if stacked.ranks_pay() else None
+    ranks = stacked.rank_table(X_enc) if stacked.ranks_pay(n_rows) else None
     arrays = _walk_arrays(widest * rows)
     try:
         walks = [_Walk(group, X_enc, ranks, arrays) for group, _, _ in groups]

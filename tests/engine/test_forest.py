@@ -37,8 +37,8 @@ def _raise_on_float_errors():
 def walk(request, monkeypatch):
     """Both lean walks: comparing values (what a few trees take) and adding ranks (what
     many take), whatever the stack's size."""
-    monkeypatch.setattr(forest_base, "RANK_STEPS_PER_COLUMN",
-                        0 if request.param == "ranks" else math.inf)
+    for cost in ("RANK_STEPS_PER_VALUE", "RANK_STEPS_PER_NODE"):
+        monkeypatch.setattr(forest_base, cost, 0 if request.param == "ranks" else math.inf)
     return request.param
 
 
@@ -481,16 +481,22 @@ def _edges_of(thresholds):
 
 
 def test_ranks_pay_for_many_steps_a_row_on_numeric_splits_only():
-    """A few trees compare values; a forest whose rows take many steps for each column
-    it ranks walks by ranks; categorical splits never do."""
+    """A few trees compare values; many rows of a forest whose rows take many steps for
+    each column it ranks walk by ranks, and once its thresholds are ranked, fewer rows
+    do; categorical splits never do."""
     X, y = numeric_data("classifier", n=300)
     few = stack_trees([m.tree_ for m in RandomForestClassifier(n_estimators=2, random_state=0).fit(X, y).estimators_])
     many = stack_trees([m.tree_ for m in RandomForestClassifier(n_estimators=80, random_state=0).fit(X, y).estimators_])
-    assert not few.ranks_pay() and many.ranks_pay()
     assert many.steps_per_row == pytest.approx(40 * few.steps_per_row, rel=0.5)
+    assert many.n_columns_read == X.shape[1]
+    assert not few.ranks_pay(10_000) and many.ranks_pay(10_000)
+    rows = next(n for n in range(1, 10_000) if many.ranks_pay(n))  # the least that pay
+    assert not many.ranks_pay(rows - 1)
+    many.rank_code  # noqa: B018 (the thresholds ranked)
+    assert many.ranks_pay(rows - 1)
     frame, target = mixed_frame("classifier")
     mixed = RandomForestClassifier(n_estimators=80, random_state=0).fit(frame, target)
-    assert not stack_trees([m.tree_ for m in mixed.estimators_]).ranks_pay()
+    assert not stack_trees([m.tree_ for m in mixed.estimators_]).ranks_pay(10_000)
 
 
 def test_compaction_schedule_follows_where_the_training_rows_finish():

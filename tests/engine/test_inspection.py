@@ -304,7 +304,8 @@ def test_oob_permutation_importance_equals_scoring_every_shuffled_copy(kind, max
     (a tree's class there is its predict's: the class listed last). With ``max_rows``,
     each tree scores that many of its OOB rows, drawn by its generator [seed, 1].
     Complete numeric rows are walked again comparing values or adding ranks (``walk``)."""
-    monkeypatch.setattr(forest_base, "RANK_STEPS_PER_COLUMN", 0 if walk == "ranks" else math.inf)
+    for cost in ("RANK_STEPS_PER_VALUE", "RANK_STEPS_PER_NODE"):
+        monkeypatch.setattr(forest_base, cost, 0 if walk == "ranks" else math.inf)
     if kind == "ties":
         X, y = numeric_data("classifier", 240, seed=3)
         X = np.round(X, 0)
