@@ -9,15 +9,13 @@ import numpy as np
 import pandas as pd
 
 from engine._csv import DataError
-from engine._schema import default_features, infer_schema
+from engine._schema import default_features, infer_schema, whole_number_classes
 from engine.base import check_random_state
 
 TASKS = ("classification", "regression")
 FEATURE_KINDS = ("numeric", "categorical", "text")
 #: A classification target with more classes than this is probably a number to regress.
 MAX_CLASSES = 100
-#: A numeric target with at most this many distinct integer values is read as classes.
-MAX_INTEGER_CLASSES = 20
 
 
 def train_test_split(X, y, *, test_size: float = 0.25, stratify=None, random_state=None):
@@ -353,9 +351,7 @@ def _choose_task(target: pd.Series, task: str | None) -> str:
         return task
     if pd.api.types.is_bool_dtype(target) or not pd.api.types.is_numeric_dtype(target):
         return "classification"
-    values = target.to_numpy(dtype=float)
-    few = target.nunique() <= MAX_INTEGER_CLASSES
-    return "classification" if few and np.all(values == np.round(values)) else "regression"
+    return "classification" if whole_number_classes(target) else "regression"
 
 
 def _target(target: pd.Series, task: str) -> pd.Series:

@@ -92,6 +92,32 @@ def infer_schema(df: pd.DataFrame) -> pd.DataFrame:
     return schema.astype({"n_distinct": "int64", "n_missing": "int64", "include": "bool"})
 
 
+#: Whole numbers read as classes (a grade of 1 to 5, a count of stars) when they take at
+#: most this many values...
+MAX_INTEGER_CLASSES = 20
+#: ... and the rows hold at least this many of each value on average: a column with a
+#: value for nearly every row (20 athletes' jumps, 17 values) is a measurement.
+ROWS_PER_INTEGER_CLASS = 2
+
+
+def whole_number_classes(column: pd.Series) -> bool:
+    """Whether a numeric column reads as classes rather than a quantity: its values are
+    whole numbers, at most :data:`MAX_INTEGER_CLASSES` of them, with
+    :data:`ROWS_PER_INTEGER_CLASS` rows or more a value on average. Missing values are
+    left out.
+
+    >>> whole_number_classes(pd.Series([0, 1, 1, 0, None]))
+    True
+    >>> whole_number_classes(pd.Series([60, 101, 101, 37, 58, 42, 38, 40, 62, 105]))
+    False
+    """
+    values = column.dropna().to_numpy(dtype=float)
+    if not len(values) or not (values == np.round(values)).all():
+        return False
+    n_values = len(np.unique(values))
+    return n_values <= MAX_INTEGER_CLASSES and len(values) >= ROWS_PER_INTEGER_CLASS * n_values
+
+
 def date_parts(schema: pd.DataFrame) -> list[tuple[str, object, str]]:
     """``(name, date, part)`` of every column of ``schema`` named as
     :func:`with_date_parts` names the parts of its date columns ("signup year")."""

@@ -7,7 +7,8 @@ what a person weighs, in this order:
 1. a name that says "outcome" (target, label, class, y, survived, species, diagnosis,
    churn, default, ...), in any case and with any separators;
 2. otherwise a column of a few classes: categorical labels with 2 to 20 values first,
-   then whole numbers with 2 to 20 values;
+   then whole numbers that read as classes (2 to 20 values, two rows a value or more:
+   ``engine._schema.whole_number_classes``);
 3. otherwise a numeric column (a regression target);
 
 never an identifier, a date or a part of one (a weekday is a fact about the day the
@@ -22,7 +23,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from engine._schema import date_parts, infer_schema
+from engine._schema import date_parts, infer_schema, whole_number_classes
 
 #: Column names that say "this is what to predict", normalised (lower case, words joined
 #: by one underscore); the earlier in this list, the stronger. Words of machine learning
@@ -96,7 +97,7 @@ def guess_target(frame: pd.DataFrame, schema: pd.DataFrame | None = None, *,
         return str(labels[-1]), (f"it is the last column of a few categories "
                                  f"({distinct[labels[-1]]} values)")
     counts = [c for c in usable if schema.loc[c, "kind"] == "numeric"
-              and 2 <= distinct[c] <= MAX_GUESSED_CLASSES and _whole(frame[c])]
+              and distinct[c] >= 2 and whole_number_classes(frame[c])]
     if counts:
         return str(counts[-1]), (f"it is the last column of a few whole-number classes "
                                  f"({distinct[counts[-1]]} values)")
@@ -110,16 +111,13 @@ def guess_target(frame: pd.DataFrame, schema: pd.DataFrame | None = None, *,
 
 
 def _few_classes(column: pd.Series, kind: str, n_distinct: int) -> bool:
-    return n_distinct <= MAX_GUESSED_CLASSES and (kind == "categorical" or _whole(column))
+    if kind == "categorical":
+        return n_distinct <= MAX_GUESSED_CLASSES
+    return whole_number_classes(column)
 
 
 def _position(frame: pd.DataFrame, column) -> int:
     return list(frame.columns).index(column)
-
-
-def _whole(column: pd.Series) -> bool:
-    values = column.dropna().to_numpy(dtype=float)
-    return bool(len(values)) and bool((values == values.round()).all())
 
 
 #: A feature that alone gets this share of the rows' classes right leaks the answer.

@@ -536,8 +536,13 @@ def test_content_hash_is_the_same_in_another_process() -> None:
         (pd.Series([True, False] * 5), "classification"),
         (pd.Series(np.linspace(0, 1, 12)), "regression"),
         (pd.Series(np.arange(30) % 25), "regression"),  # 25 distinct integers
+        # linnerud's Jumps: 17 whole numbers in 20 rows, nearly one a row: a measurement
+        (pd.Series([60, 101, 101, 37, 58, 42, 38, 40, 62, 105, 31, 33, 42, 48, 60, 72, 73,
+                    58, 55, 50]), "regression"),
+        (pd.Series([0, 1, 1, 0, 1]), "classification"),  # five rows, two of a class or more
     ],
-    ids=["few-ints", "int-valued-floats", "strings", "bool", "floats", "many-ints"],
+    ids=["few-ints", "int-valued-floats", "strings", "bool", "floats", "many-ints",
+         "a-value-a-row", "small-table"],
 )
 def test_task_inference(target: pd.Series, expected: str) -> None:
     frame = pd.DataFrame({"x": np.arange(len(target)) % 3, "t": target})

@@ -95,6 +95,27 @@ def test_whole_numbers_of_a_few_values_come_next_then_any_number():
     assert column == "weight" and "regression" in reason
 
 
+def test_whole_numbers_with_nearly_a_value_a_row_are_a_measurement_not_classes():
+    """As scikit-learn's linnerud exercise table: 20 athletes' chins, sit-ups and jumps,
+    whole numbers of 2 to 20 values but hardly two rows a value. None reads as
+    classes, so the last one is a regression target, and a page that classifies is told
+    there is no column of a few classes."""
+    frame = pd.DataFrame({
+        "Chins": [5, 2, 12, 12, 13, 4, 8, 6, 15, 17, 17, 13, 14, 1, 6, 12, 4, 11, 15, 2],
+        "Situps": [162, 110, 101, 105, 155, 101, 101, 125, 200, 251, 120, 210, 215, 50, 70,
+                   210, 60, 230, 225, 110],
+        "Jumps": [60, 101, 101, 37, 58, 42, 38, 40, 62, 105, 31, 33, 42, 48, 60, 72, 73, 58,
+                  55, 50]})
+    column, reason = guess_target(frame)
+    assert column == "Jumps" and "regression" in reason
+    with pytest.raises(ValueError, match="no column has a few classes"):
+        guess_target(frame, classes=True)
+    # two rows a value on average are enough: seven values in 20 rows are classes
+    frame["Level"] = [3, 1, 4, 1, 5, 9, 2, 6, 5, 3] * 2
+    assert guess_target(frame) == ("Level", "it is the last column of a few whole-number "
+                                            "classes (7 values)")
+
+
 def test_text_identifiers_and_dates_are_never_guessed_and_nothing_usable_says_so():
     frame = pd.DataFrame({"order": [f"A{i:04d}" for i in range(N)],
                           "when": [f"2021/03/{d % 28 + 1:02d}" for d in range(N)],
