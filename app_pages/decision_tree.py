@@ -59,8 +59,8 @@ with views[0]:
             followed = td.followed_row(model, dataset, features, row_col, typed_col)
             fit = url.bound(fit_col.toggle, "Shrink to fit", key="dt_fit", help=td.FIT_HELP)
             counted_col, hist_col = st.columns(2)
-            counted = url.bound(counted_col.toggle, "Count the "
-                                f"{data_controls.scored_rows_title(dataset)} in each node",
+            counted = url.bound(counted_col.toggle,
+                                f"Count {data_controls.scored_rows(dataset)} in each node",
                                 key="dt_test_counts",
                                 help="Each node also says how many of the scored rows reach it "
                                      "and (classes) how many of those are of its own class.")
