@@ -369,13 +369,13 @@ class RankEdges:
 
 
 #: What ranking costs, in steps of the walk whose saving by ranks pays for it
-#: (:meth:`StackedTrees.ranks_pay`; bench/README.md, "walking by ranks"): a value of
+#: (:meth:`StackedTrees.ranks_pay`; bench/README.md, "forests walk by ranks"): a value of
 #: a row (a share of a column's sort and search), and a node of the stack (a share of
 #: the sort of its thresholds and of its codes).
 RANK_STEPS_PER_VALUE = 20
 RANK_STEPS_PER_NODE = 30
 #: :meth:`RankEdges.ranks` searches a column as it is where at least this share of a
-#: sample of :data:`RANK_SAMPLE` of its values is one value (bench/README.md, "ranks").
+#: sample of :data:`RANK_SAMPLE` of its values is one value (bench/README.md, "forests walk by ranks").
 RANK_SEARCH_AS_IS = 0.6
 RANK_SAMPLE = 256
 
