@@ -9,7 +9,9 @@
   so the forest does not depend on which worker fits which tree.
 * **One descent for all trees.** The trees' flat arrays are concatenated into one
   :class:`~engine.tree.Tree` (node ids offset per tree); every (tree, row) pair then
-  walks down that single tree, level by level, vectorized over all pairs.
+  walks down that single tree, level by level, vectorized over all pairs. Where rows
+  take many steps, they walk by their values' ranks among the thresholds
+  (:class:`RankEdges`): a step is then an integer addition, no comparison of floats.
 """
 from __future__ import annotations
 
