@@ -70,7 +70,8 @@ with views[0]:
         counts = node_test_counts(model, X_test, y_test) if counted else None
         hists = td.node_histograms(model, dataset, X_fit, y_fit, depth_limit) if histograms else None
         dot = tree_to_dot(model, style=tree_style, max_depth=depth_limit, highlight_path=path,
-                          test_counts=counts, histograms=hists, missing_features=missing)
+                          test_counts=counts, counted_rows=data_controls.scored_rows_tag(dataset),
+                          histograms=hists, missing_features=missing)
         td.diagram(dot, tree_style, place="tree", fit=fit)
         if histograms:
             td.histogram_caption(model, len(X_fit))

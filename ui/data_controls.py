@@ -352,6 +352,11 @@ def scored_rows(dataset) -> str:
     return f"all rows ({SEEN})" if dataset.all_rows else "the test rows"
 
 
+def scored_rows_tag(dataset) -> str:
+    """The same in a node of a tree diagram: "test" or "all rows"."""
+    return "all rows" if dataset.all_rows else "test"
+
+
 def scored_rows_title(dataset) -> str:
     """The same for a chart's title: "test rows" or "all rows, …"."""
     return f"all rows, {SEEN}" if dataset.all_rows else "test rows"

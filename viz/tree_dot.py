@@ -233,10 +233,11 @@ def _rows(model, tree, node: int, names: TreeNames, criterion: str, style: Style
     return rows
 
 
-def _test_row(test_counts, node: int) -> str:
-    """ "test: 12 reached, 10 of its class" (classifier) or "test: 12 reached"."""
+def _test_row(test_counts, node: int, rows: str = "test") -> str:
+    """ "test: 12 reached, 10 of its class" (classifier) or "test: 12 reached", with
+    ``rows`` naming the rows counted."""
     reached, right = test_counts
-    text = f"test: {int(reached[node]):,} reached"
+    text = f"{rows}: {int(reached[node]):,} reached"
     if right is not None:
         text += f", {int(right[node]):,} of its class"
     return f"<I>{text}</I>"
@@ -327,6 +328,7 @@ def tree_to_dot(
     missing_features: Iterable[int] | None = None,
     removed: Iterable[int] | None = None,
     test_counts: tuple[np.ndarray, np.ndarray | None] | None = None,
+    counted_rows: str = "test",
     histograms: dict[int, NodeHistogram] | None = None,
     path_only: bool = False,
 ) -> str:
@@ -362,6 +364,8 @@ def tree_to_dot(
         Per node, the rows of a test set that reach it and, for a classifier, how many
         of them are of its class (``engine.inspection.node_test_counts``): one more line
         in each node, "test: 12 reached, 10 of its class".
+    counted_rows : str
+        What that line calls the rows counted ("all rows" for a table fitted whole).
     histograms : {node: NodeHistogram}, optional
         Drawn under the question of those nodes: the class histogram of the node's
         feature, threshold marked (``viz.tree_hist.node_histograms``).
@@ -397,7 +401,7 @@ def tree_to_dot(
         rows = _rows(model, tree, node, names, criterion, style,
                      None if histograms is None else histograms.get(int(node)))
         if test_counts is not None:
-            rows.append(_test_row(test_counts, node))
+            rows.append(_test_row(test_counts, node, counted_rows))
         lines.append(f'n{node} [label={_label(rows)}, '
                      f'{attrs}, penwidth="{pen:g}"{_full_list(tree, node, names)}];')
     noted = None if missing_features is None else set(int(j) for j in missing_features)

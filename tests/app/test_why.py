@@ -109,6 +109,15 @@ def test_the_tree_page_counts_the_test_rows_in_its_nodes():
     assert "test: 38 reached, " in dot  # the root: every test row
 
 
+def test_a_table_fitted_whole_counts_all_its_rows_in_the_nodes():
+    at = run_app(PAGES["dt"][0], data="playtennis", dt_test_counts="true")
+    assert_clean(at)
+    dot = at.get("graphviz_chart")[0].proto.spec
+    assert "all rows: 14 reached, 9 of its class" in dot and "test:" not in dot
+    assert any(t.label == "Count all rows (every one seen in fitting) in each node"
+               for t in at.toggle)
+
+
 def test_the_forest_offers_the_tree_on_screen_as_code():
     at = run_app(PAGES["rf"][0], data="iris", rf_trees="10", rf_view="Inside the forest",
                  rf_tree="3")
