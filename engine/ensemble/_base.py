@@ -614,14 +614,7 @@ def lean_steps(stacked: StackedTrees, flat: np.ndarray, node: np.ndarray,
     step = step.view(code.dtype)[:len(node)]
     for _ in range(steps):
         code.take(node, out=step, mode="clip")  # gather() in place
-        if replaced is None:
-            np.add(np.bitwise_and(step, column, out=at), row_start, out=at)
-            flat.take(at, out=x, mode="clip")
-        else:
-            k, x_k = replaced
-            np.add(row_start, np.bitwise_and(step, column, out=f), out=at)
-            flat.take(at, out=x, mode="clip")
-            np.copyto(x, x_k, where=np.equal(f, k, out=flag))
+        _read(flat, step, column, row_start, x, (at, f, flag), replaced)
         threshold.take(node, out=t, mode="clip")
         np.add(np.right_shift(step, shift, out=node), np.greater(x, t, out=flag), out=node)
 
@@ -641,15 +634,24 @@ def rank_steps(stacked: StackedTrees, ranks: np.ndarray, node: np.ndarray,
     step, rank = step.view(code.dtype)[:n], rank.view(ranks.dtype)[:n]
     for _ in range(steps):
         code.take(node, out=step, mode="clip")  # gather() in place
-        if replaced is None:
-            np.add(np.bitwise_and(step, column, out=at), row_start, out=at)
-            ranks.take(at, out=rank, mode="clip")
-        else:
-            k, rank_k = replaced
-            np.add(row_start, np.bitwise_and(step, column, out=f), out=at)
-            ranks.take(at, out=rank, mode="clip")
-            np.copyto(rank, rank_k, where=np.equal(f, k, out=flag))
+        _read(ranks, step, column, row_start, rank, (at, f, flag), replaced)
         np.right_shift(np.add(step, rank, out=step), right_shift, out=node)
+
+
+def _read(table: np.ndarray, step: np.ndarray, column: int, row_start: np.ndarray,
+          out: np.ndarray, room: tuple, replaced) -> None:
+    """A step's read of each walker's column (the bits ``column`` of its code ``step``)
+    from its row in ``table``, into ``out``; with ``replaced = (k, v)``, ``v`` where the
+    column is ``k``. ``room``: the flat positions, columns and flags to work in."""
+    at, f, flag = room
+    if replaced is None:
+        np.add(np.bitwise_and(step, column, out=at), row_start, out=at)
+        table.take(at, out=out, mode="clip")
+        return
+    k, value = replaced
+    np.add(row_start, np.bitwise_and(step, column, out=f), out=at)
+    table.take(at, out=out, mode="clip")
+    np.copyto(out, value, where=np.equal(f, k, out=flag))
 
 
 def grid_leaves(stacked: StackedTrees, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
