@@ -351,7 +351,7 @@ def _choose_task(target: pd.Series, task: str | None) -> str:
         return task
     if pd.api.types.is_bool_dtype(target) or not pd.api.types.is_numeric_dtype(target):
         return "classification"
-    return "classification" if whole_number_classes(target) else "regression"
+    return "classification" if whole_number_classes(target, target.nunique()) else "regression"
 
 
 def _target(target: pd.Series, task: str) -> pd.Series:

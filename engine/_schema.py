@@ -100,21 +100,24 @@ MAX_INTEGER_CLASSES = 20
 ROWS_PER_INTEGER_CLASS = 2
 
 
-def whole_number_classes(column: pd.Series) -> bool:
+def whole_number_classes(column: pd.Series, n_values: int | None = None) -> bool:
     """Whether a numeric column reads as classes rather than a quantity: its values are
     whole numbers, at most :data:`MAX_INTEGER_CLASSES` of them, with
     :data:`ROWS_PER_INTEGER_CLASS` rows or more a value on average. Missing values are
-    left out.
+    left out. ``n_values``, the column's distinct values if known, spares counting
+    them (and a column of many is refused before it is read).
 
     >>> whole_number_classes(pd.Series([0, 1, 1, 0, None]))
     True
     >>> whole_number_classes(pd.Series([60, 101, 101, 37, 58, 42, 38, 40, 62, 105]))
     False
     """
+    if n_values is not None and n_values > MAX_INTEGER_CLASSES:
+        return False
     values = column.dropna().to_numpy(dtype=float)
     if not len(values) or not (values == np.round(values)).all():
         return False
-    n_values = len(np.unique(values))
+    n_values = len(np.unique(values)) if n_values is None else n_values
     return n_values <= MAX_INTEGER_CLASSES and len(values) >= ROWS_PER_INTEGER_CLASS * n_values
 
 

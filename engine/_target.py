@@ -97,7 +97,7 @@ def guess_target(frame: pd.DataFrame, schema: pd.DataFrame | None = None, *,
         return str(labels[-1]), (f"it is the last column of a few categories "
                                  f"({distinct[labels[-1]]} values)")
     counts = [c for c in usable if schema.loc[c, "kind"] == "numeric"
-              and distinct[c] >= 2 and whole_number_classes(frame[c])]
+              and distinct[c] >= 2 and whole_number_classes(frame[c], distinct[c])]
     if counts:
         return str(counts[-1]), (f"it is the last column of a few whole-number classes "
                                  f"({distinct[counts[-1]]} values)")
@@ -113,7 +113,7 @@ def guess_target(frame: pd.DataFrame, schema: pd.DataFrame | None = None, *,
 def _few_classes(column: pd.Series, kind: str, n_distinct: int) -> bool:
     if kind == "categorical":
         return n_distinct <= MAX_GUESSED_CLASSES
-    return whole_number_classes(column)
+    return whole_number_classes(column, n_distinct)
 
 
 def _position(frame: pd.DataFrame, column) -> int:
