@@ -30,6 +30,56 @@ from ._losses import REGRESSION_LOSSES, BinomialLogLoss, MultinomialLogLoss, Squ
 STAGE_BLOCK = 8
 
 
+#: Boosting grows each round's tree on the table's distinct rows, each weighing what its
+#: copies weigh (:func:`alike_rows`), when the table has at least this many rows and at
+#: most :data:`ALIKE_SHARE` of them are distinct in every feature (as the split search
+#: sees it: binned where binned) and in the target. A model of one or two features on a
+#: large table then grows its trees on a few hundred rows, not on every row.
+ALIKE_MIN_ROWS = 10_000
+ALIKE_SHARE = 0.25
+#: ... and at most this many features, whose values' codes pack into one integer.
+ALIKE_MAX_FEATURES = 8
+
+
+def alike_rows(values: np.ndarray, target: np.ndarray):
+    """The groups of rows alike in every value (``values`` (n_features, n); missing
+    values alike) and in ``target``, numbered in the order of their first rows:
+    (each group's first row, each row's group, each group's size). None when more than
+    :data:`ALIKE_SHARE` of the rows are distinct, or their codes do not pack into 62 bits.
+
+    >>> alike_rows(np.array([[2.0, 2.0, 1.0, 1.0, 2.0, 2.0, 2.0, 1.0]]),
+    ...            np.array([0, 0, 1, 1, 0, 0, 0, 1]))
+    (array([0, 2]), array([0, 0, 1, 1, 0, 0, 0, 1]), array([5, 3]))
+    """
+    key, bits = np.zeros(values.shape[1], dtype=np.int64), 0
+    for column in (*values, target):
+        code = np.unique(column, return_inverse=True)[1]  # (NaN: one value)
+        width = int(code.max(initial=0)).bit_length()
+        bits += width
+        if bits > 62:
+            return None
+        key <<= width
+        key |= code
+    _, first, group, size = np.unique(key, return_index=True, return_inverse=True,
+                                      return_counts=True)
+    if len(first) > ALIKE_SHARE * len(key):
+        return None
+    by_first = np.argsort(first)
+    renumber = np.empty_like(by_first)
+    renumber[by_first] = np.arange(len(by_first))
+    return first[by_first], renumber[group], size[by_first]
+
+
+def count_copies(tree, leaves: np.ndarray, copies: np.ndarray) -> None:
+    """Set ``tree.n_node_samples`` to the rows in each node of a tree grown on distinct
+    rows, the row grown in leaf ``leaves[i]`` standing for ``copies[i]`` rows."""
+    counts = np.bincount(leaves, weights=copies, minlength=tree.node_count)
+    for d in range(tree.max_depth, 0, -1):  # a level's nodes into their parents, deepest first
+        at = np.flatnonzero(tree.depth == d)
+        np.add.at(counts, tree.parent[at], counts[at])
+    tree.n_node_samples[:] = counts
+
+
 def raw_importances(tree) -> np.ndarray:
     """Unnormalised weighted impurity decrease per feature of one fitted tree."""
     t = tree.tree_
@@ -73,8 +123,28 @@ class _BaseGradientBoosting(BaseEstimator):
                                   self.encoder_)
         self.bins_ = grower.bins if grower is not None else resolve_bins(
             self.binning, X_enc, self.encoder_.n_categories_, DEFAULT_MAX_BINS)
-        self._boost(X, X_enc, grower, target, w, S, progress)
+        alike = self._alike(grower, target, w)
+        if alike is None:
+            self._boost(X, X_enc, grower, target, w, S, progress)
+        else:  # the distinct rows, each weighing its copies: the same trees, grown on fewer
+            first, group, size = alike
+            X_first = X_enc[first]
+            self._boost(X_first, X_first, grower.on_rows(X_first), target[first],
+                        np.bincount(group, weights=w), S[first], progress, copies=size)
         return self
+
+    def _alike(self, grower, target, w):
+        """:func:`alike_rows` of the prepared rows where growing the distinct ones, each
+        weighing its copies, gives every round the tree that all the rows give: every
+        row in every tree (no subsample), statistics that are weighted sums (the squared
+        error's and the log losses' steps; not the medians of the others), a leaf
+        allowed a single row and a node with two split; else None."""
+        if (grower is None or self.subsample < 1 or len(w) < ALIKE_MIN_ROWS
+                or not isinstance(self.loss_, (SquaredError, BinomialLogLoss, MultinomialLogLoss))
+                or grower.params.min_samples_split > 2 or grower.params.min_samples_leaf > 1
+                or grower.prep.n_features > ALIKE_MAX_FEATURES or not bool((w > 0).all())):
+            return None
+        return alike_rows(grower.prep.values, target)
 
     def _fit_single_class(self, n: int) -> None:
         self.init_ = np.zeros(1)
@@ -88,7 +158,9 @@ class _BaseGradientBoosting(BaseEstimator):
         if self.learning_rate <= 0 or int(self.n_estimators) < 1:
             raise ValueError("learning_rate must be > 0 and n_estimators >= 1.")
 
-    def _boost(self, X, X_enc, grower, target, w, S, progress=None) -> None:
+    def _boost(self, X, X_enc, grower, target, w, S, progress=None, copies=None) -> None:
+        """The rounds; ``copies``, if given: how many rows of the table each row stands
+        for (see :meth:`_alike`), which the trees' row counts then say."""
         n, K = S.shape
         rng = check_random_state(self.random_state)
         n_inbag = max(1, int(self.subsample * n))
@@ -112,6 +184,8 @@ class _BaseGradientBoosting(BaseEstimator):
                     leaves = self._leaves(tree, X, X_enc)
                 self._line_search(tree, leaves, inbag, target, S, r[:, k], w, k)
                 S[:, k] += self.learning_rate * tree.tree_.value[leaves, 0]
+                if copies is not None:
+                    count_copies(tree.tree_, leaves, copies)
                 self.estimators_[t, k] = tree
             self.train_score_[t] = self.loss_(target[inbag], S[inbag], w[inbag])
             if len(oob):

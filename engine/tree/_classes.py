@@ -592,6 +592,11 @@ class RoundGrower:
     def __init__(self, template, X_enc: np.ndarray, encoder, classes=None):
         self.bins = resolve_bins(template.binning, X_enc, encoder.n_categories_,
                                  template.max_bins)
+        self._prepare(template, X_enc, encoder, classes)
+
+    def _prepare(self, template, X_enc: np.ndarray, encoder, classes) -> None:
+        """The prepared rows, the search and the parameters, with ``self.bins``."""
+        self._made_with = (template, encoder, classes)
         if serves(X_enc, encoder.n_categories_, template.criterion):
             self.prep = prepare_features(X_enc, encoder.n_categories_, None, self.bins)
             self.search = BinnedSearch(self.prep)
@@ -614,6 +619,17 @@ class RoundGrower:
         if params["max_depth"] is None or any(params[k] != v for k, v in _ROUND_PARAMETERS.items()):
             return None
         return cls(template, X_enc, encoder, classes)
+
+    def on_rows(self, X_enc: np.ndarray) -> RoundGrower:
+        """A grower of the same template on ``X_enc``, rows of the table this one was
+        made on, with that table's bins and parameters (counts resolved on its rows): a
+        tree grown there splits those rows as a tree grown here would."""
+        template, encoder, classes = self._made_with
+        grower = RoundGrower.__new__(RoundGrower)  # not __init__: no bins of its own
+        grower.bins = self.bins
+        grower._prepare(template, X_enc, encoder, classes)
+        grower.params = self.params
+        return grower
 
     def grow(self, target: np.ndarray, weight: np.ndarray, rows: np.ndarray | None = None):
         """The fitted estimator of this round, grown on ``rows`` (default: all) of

@@ -11,6 +11,7 @@ from sklearn.datasets import make_classification, make_friedman1
 from sklearn.ensemble import GradientBoostingClassifier as SkGBC
 from sklearn.ensemble import GradientBoostingRegressor as SkGBR
 
+from engine.ensemble import _gradient_boosting as gb_module
 from engine.ensemble._gradient_boosting import GradientBoostingClassifier, GradientBoostingRegressor
 from engine.ensemble._losses import (
     AbsoluteError,
@@ -20,6 +21,7 @@ from engine.ensemble._losses import (
     SquaredError,
 )
 from engine.tree import DecisionTreeRegressor
+from engine.tree._classes import RoundGrower
 
 from ._grown import assert_same_tree, counting_preparations, mixed_frame, round_grower
 
@@ -410,3 +412,93 @@ def test_members_that_lost_their_shared_encoder_still_share_one_encoding(monkeyp
     assert not other.encodes_as(FeatureEncoder().fit(pd.DataFrame({"a": ["x", "z"]})))
     assert not other.encodes_as(FeatureEncoder().fit(pd.DataFrame({"b": ["x", "y"]})))
     assert other.encodes_as(FeatureEncoder().fit(pd.DataFrame({"a": ["y", "x"]})))
+
+
+def _alike_table(rng, n: int = 12_000):
+    """A large table whose rows repeat: a binned measurement, two few-valued columns (one
+    with gaps, searched exactly), and a target of three classes that depends on them."""
+    x = rng.normal(size=n)
+    X = pd.DataFrame({"x": x, "level": rng.integers(0, 5, n).astype(float),
+                      "gappy": np.where(rng.random(n) < 0.1, np.nan, rng.integers(0, 3, n))})
+    y = np.digitize(x + 0.5 * X["level"] + rng.normal(scale=0.5, size=n), [0.5, 1.5])
+    return X, y
+
+
+def _rounds(model) -> list:
+    return [tree.tree_ for tree in model.estimators_.ravel()]
+
+
+@pytest.mark.parametrize("case", ["binomial", "multinomial", "regression", "exact search"])
+def test_distinct_rows_weighing_their_copies_grow_the_trees_of_every_row(case, monkeypatch):
+    """Where many rows are alike, each round grows its tree on the distinct ones, each
+    weighing its copies: the same trees (features, thresholds, row counts and weights
+    per node) as on every row, and the same scores up to rounding."""
+    rng = np.random.default_rng(5)
+    X, y = _alike_table(rng)
+    binning = "exact" if case == "exact search" else "quantile"
+    columns = ["level", "gappy"] if case == "exact search" else ["x"]
+    if case == "binomial":
+        y = (y == 2).astype(int)
+    cls = GradientBoostingRegressor if case == "regression" else GradientBoostingClassifier
+    target = y.astype(float) if case == "regression" else y
+    w = rng.integers(1, 4, len(y)).astype(float)
+    params = dict(n_estimators=12, max_depth=4, learning_rate=0.3, binning=binning)
+    grown_rows = []
+    original = RoundGrower.grow
+
+    def grow(self, target, weight, rows=None):
+        grown_rows.append(len(weight))
+        return original(self, target, weight, rows)
+    monkeypatch.setattr(RoundGrower, "grow", grow)
+    alike = cls(**params).fit(X[columns], target, sample_weight=w)
+    assert max(grown_rows) <= 0.25 * len(y)  # grown on the distinct rows
+    monkeypatch.setattr(gb_module, "ALIKE_MIN_ROWS", len(y) + 1)
+    grown_rows.clear()
+    every = cls(**params).fit(X[columns], target, sample_weight=w)
+    assert min(grown_rows) == len(y)
+    for ours, ref in zip(_rounds(alike), _rounds(every), strict=True):
+        assert ours.n_node_samples[0] == len(y)
+        assert_same_tree(ours, ref, exact=("children_left", "feature", "threshold", "missing_child",
+                                           "n_node_samples", "parent"),
+                         close=("weighted_n_node_samples", "impurity", "value"))
+    score = "predict_proba" if cls is GradientBoostingClassifier else "predict"
+    np.testing.assert_allclose(getattr(alike, score)(X[columns]), getattr(every, score)(X[columns]),
+                               rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(alike.train_score_, every.train_score_, rtol=1e-9)
+    np.testing.assert_allclose(alike.feature_importances_, every.feature_importances_, atol=1e-12)
+
+
+@pytest.mark.parametrize("setting", [{"subsample": 0.5}, {"loss": "huber"}, {"loss": "absolute_error"},
+                                     {"min_samples_leaf": 3}, {"min_samples_split": 5}, {"weights": 0}])
+def test_rows_are_grown_one_by_one_where_copies_would_change_the_trees(setting, monkeypatch):
+    """A subsample draws rows, a median weighs each row on its own, and a leaf or split
+    size counts rows: there every row is grown, however many are alike."""
+    rng = np.random.default_rng(6)
+    X, y = _alike_table(rng)
+    w = np.ones(len(y))
+    if setting.pop("weights", None) == 0:
+        w[::7] = 0.0
+    calls = []
+    monkeypatch.setattr(gb_module, "alike_rows", lambda *a: calls.append(a))
+    GradientBoostingRegressor(n_estimators=2, binning="quantile", **setting).fit(
+        X[["x"]], y.astype(float), sample_weight=w)
+    assert calls == []
+
+
+def test_alike_rows_are_the_groups_of_equal_rows():
+    """Against a dictionary of the rows seen: groups in the order of their first rows,
+    gaps alike, and None where too many rows are distinct."""
+    rng = np.random.default_rng(7)
+    values = rng.integers(0, 3, size=(2, 400)).astype(float)
+    values[0, rng.random(400) < 0.2] = np.nan
+    target = rng.integers(0, 2, 400)
+    first, group, size = gb_module.alike_rows(values, target)
+    seen: dict = {}
+    for i, row in enumerate(zip(*np.nan_to_num(values, nan=-1.0), target, strict=True)):
+        seen.setdefault(row, []).append(i)
+    groups = sorted(seen.values())
+    np.testing.assert_array_equal(first, [g[0] for g in groups])
+    np.testing.assert_array_equal(size, [len(g) for g in groups])
+    for number, rows in enumerate(groups):
+        np.testing.assert_array_equal(group[rows], number)
+    assert gb_module.alike_rows(rng.normal(size=(1, 400)), target) is None
