@@ -33,8 +33,9 @@ STAGE_BLOCK = 8
 #: Boosting grows each round's tree on the table's distinct rows, each weighing what its
 #: copies weigh (:func:`alike_rows`), when the table has at least this many rows and at
 #: most :data:`ALIKE_SHARE` of them are distinct in every feature (as the split search
-#: sees it: binned where binned) and in the target. A model of one or two features on a
-#: large table then grows its trees on a few hundred rows, not on every row.
+#: sees it: binned where binned) and in the target. A class model of one binned feature
+#: (the Gradient Boosting page's first picture) then grows its trees on at most 255 rows
+#: a class, not on every row.
 ALIKE_MIN_ROWS = 10_000
 ALIKE_SHARE = 0.25
 #: ... and at most this many features, whose values' codes pack into one integer.
