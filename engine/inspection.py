@@ -954,9 +954,7 @@ def node_test_counts(model, X, y) -> tuple[np.ndarray, np.ndarray | None]:
         by_class = by_class.reshape(tree.node_count, K)
     else:
         by_class = np.bincount(leaves, minlength=tree.node_count)[:, None]
-    for depth in range(int(tree.max_depth), 0, -1):  # children into parents, deepest first
-        at = np.flatnonzero(tree.depth == depth)
-        np.add.at(by_class, tree.parent[at], by_class[at])
+    tree.add_up(by_class)
     reached = by_class.sum(axis=1)
     if not classifier:
         return reached, None

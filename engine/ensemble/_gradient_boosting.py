@@ -74,11 +74,8 @@ def alike_rows(values: np.ndarray, target: np.ndarray):
 def count_copies(tree, leaves: np.ndarray, copies: np.ndarray) -> None:
     """Set ``tree.n_node_samples`` to the rows in each node of a tree grown on distinct
     rows, the row grown in leaf ``leaves[i]`` standing for ``copies[i]`` rows."""
-    counts = np.bincount(leaves, weights=copies, minlength=tree.node_count)
-    for d in range(tree.max_depth, 0, -1):  # a level's nodes into their parents, deepest first
-        at = np.flatnonzero(tree.depth == d)
-        np.add.at(counts, tree.parent[at], counts[at])
-    tree.n_node_samples[:] = counts
+    tree.n_node_samples[:] = tree.add_up(np.bincount(leaves, weights=copies,
+                                                     minlength=tree.node_count))
 
 
 def raw_importances(tree) -> np.ndarray:
@@ -138,8 +135,8 @@ class _BaseGradientBoosting(BaseEstimator):
         """:func:`alike_rows` of the prepared rows where growing the distinct ones, each
         weighing its copies, gives every round the tree that all the rows give: every
         row in every tree (no subsample), statistics that are weighted sums (the squared
-        error's and the log losses' steps; not the medians of the others), a leaf
-        allowed a single row and a node with two split; else None."""
+        error's and the log losses' steps; not the medians of the others), a leaf of
+        one row and a split of a node of two rows allowed; else None."""
         if (grower is None or self.subsample < 1 or len(w) < ALIKE_MIN_ROWS
                 or not isinstance(self.loss_, (SquaredError, BinomialLogLoss, MultinomialLogLoss))
                 or grower.params.min_samples_split > 2 or grower.params.min_samples_leaf > 1

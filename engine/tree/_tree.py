@@ -199,6 +199,15 @@ class Tree:
             path[rows, nodes] = True
         return path
 
+    def add_up(self, amounts: np.ndarray) -> np.ndarray:
+        """``amounts`` (node_count, ...), each leaf's, with every node's set to the total
+        of the leaves below it (in place; returned): the children's totals are added
+        into their parents, deepest level first. Zero at every inner node on entry."""
+        for d in range(self.max_depth, 0, -1):
+            at = np.flatnonzero(self.depth == d)
+            np.add.at(amounts, self.parent[at], amounts[at])
+        return amounts
+
     def feature_importances(self, n_features: int) -> np.ndarray:
         """Total weighted impurity decrease per feature, normalised to sum 1.
 
