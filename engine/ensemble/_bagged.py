@@ -26,7 +26,7 @@ from .._validation import (
 from ..base import BaseEstimator
 from ..metrics import r2_score
 from ..tree import DecisionTreeClassifier, DecisionTreeRegressor
-from ..tree._binning import PreparedFeatures, prepare_features
+from ..tree._binning import PreparedFeatures, prepare_features, smallest_int
 from ..tree._builder import resolve_max_features
 from ..tree._classes import grow_many
 from ..tree._quantile import resolve_bins
@@ -145,7 +145,9 @@ def _in_bag(weight: np.ndarray, counts: list[np.ndarray]):
     """The members' in-bag rows one member after the other: (rows, member of each row,
     its weight, the sample weight times the count), rows of zero weight left out."""
     rows = [np.flatnonzero(weight * c > 0) for c in counts]
-    member = np.repeat(np.arange(len(rows)), [len(r) for r in rows])
+    # the narrowest type: the arrays are held while the stack grows, and the builder
+    # makes its own copy of this one
+    member = np.repeat(np.arange(len(rows), dtype=smallest_int(len(rows))), [len(r) for r in rows])
     weights = np.concatenate([weight[r] * c[r] for r, c in zip(rows, counts, strict=True)])
     return np.concatenate(rows), member, weights
 

@@ -119,7 +119,8 @@ def build_tree(prep: PreparedFeatures, crit: Criterion, params: GrowParams, rows
     n = prep.values.shape[1]
     rows = np.arange(n) if rows is None else np.asarray(rows, dtype=np.intp)
     leaves = np.full(n, -1, dtype=np.intp) if with_leaves else None
-    tree = _grow(prep, crit, params, rows, np.zeros(len(rows), np.intp), 1, search, leaves)[0]
+    active = ActiveRows(rows, np.zeros(len(rows), np.intp))
+    tree = _grow(prep, crit, params, active, 1, search, leaves)[0]
     return (tree, leaves) if with_leaves else tree
 
 
@@ -139,16 +140,31 @@ def build_trees(prep: PreparedFeatures, crit: Criterion, params: GrowParams, tre
     """
     rows = np.flatnonzero(tree_of_row >= 0)
     node = tree_of_row if len(rows) == len(tree_of_row) else tree_of_row[rows]  # (only read)
-    node = node.astype(np.intp, copy=False)
-    return _grow(prep, crit, params, rows, node, int(node.max(initial=-1)) + 1, search, leaves)
+    active = ActiveRows(rows, node.astype(np.intp))  # (a copy: the builder's own, dropped as it goes)
+    del rows, node
+    return _grow(prep, crit, params, active, int(active.node.max(initial=-1)) + 1, search, leaves)
 
 
-def _grow(prep, crit, params, rows, node, n_trees, search, leaves) -> list[Tree]:
-    """:func:`build_trees` on the rows ``rows`` (ascending), row ``rows[i]`` in tree
-    ``node[i]``."""
+@dataclass
+class ActiveRows:
+    """The rows still being split (ascending) and each one's node at the current level.
+
+    The builder replaces both as it narrows them, here, rather than passing them from
+    level to level: one object holds them, so a level keeps one generation of these
+    per-row arrays, not also the level above's (a forest's stack of trees has a few
+    hundred thousand rows, megabytes an array)."""
+
+    rows: np.ndarray
+    node: np.ndarray
+
+
+def _grow(prep, crit, params, active: ActiveRows, n_trees, search, leaves) -> list[Tree]:
+    """:func:`build_trees` on the rows ``active.rows`` (ascending), row ``rows[i]`` in
+    tree ``active.node[i]``."""
     rngs = params.rng if isinstance(params.rng, list) else [params.rng]
     # The improvement of a split is relative to the weight of its own tree's rows.
-    tree_weight = np.bincount(node, weights=gather(crit.row_weight, rows), minlength=n_trees)
+    tree_weight = np.bincount(active.node, weights=gather(crit.row_weight, active.rows),
+                              minlength=n_trees)
     used = np.zeros((n_trees, prep.n_features), dtype=bool)
     draws = params.max_features is not None and params.max_features < prep.n_features
     if search is None:
@@ -163,13 +179,13 @@ def _grow(prep, crit, params, rows, node, n_trees, search, leaves) -> list[Tree]
     searched = None  # the last level's nodes' places among those it searched (-1: a leaf)
     first_id = 0  # the id of the level's first node
     while len(parent):
-        record, totals = _measure_level(crit, rows, node, parent, previous, prep, children)
+        record, totals = _measure_level(crit, active.rows, active.node, parent, previous, prep,
+                                        children)
         if previous is not None:  # the children's weights are now measured
-            _fill_default_children(previous, record.weight if weights_exact else
-                                   np.bincount(node, weights=gather(crit.row_weight, rows),
-                                               minlength=len(parent)))
+            _fill_default_children(previous, record.weight if weights_exact else np.bincount(
+                active.node, weights=gather(crit.row_weight, active.rows), minlength=len(parent)))
         if leaves is not None:  # a deeper level overwrites: the last one is the leaf
-            leaves[rows] = first_id + node
+            leaves[active.rows] = first_id + active.node
             first_id += len(parent)
         records.append(record)
         open_ = _splittable(record, len(records) - 1, params)
@@ -177,8 +193,8 @@ def _grow(prep, crit, params, rows, node, n_trees, search, leaves) -> list[Tree]
             break
         grow = _LevelGrowth(params, rngs, tree_of_node, tree_weight[tree_of_node], draws,
                             crit.codes is not None and whole)
-        rows, node, used, children, searched = _split_level(
-            prep, crit, record, totals, open_, rows, node, search, used, grow, searched
+        used, children, searched = _split_level(
+            prep, crit, record, totals, open_, active, search, used, grow, searched
         )
         parent = np.repeat(np.arange(len(record.value)), record.n_children)
         tree_of_node = tree_of_node[parent]
@@ -272,22 +288,25 @@ def _splittable(record: _LevelRecord, depth: int, params: GrowParams) -> np.ndar
     )
 
 
-def _split_level(prep, crit, record, totals, open_, rows, node, search: Search, used,
+def _split_level(prep, crit, record, totals, open_, active: ActiveRows, search: Search, used,
                  grow: _LevelGrowth, searched_above=None):
     """Search the open nodes, apply the chosen splits, route rows to the next level.
 
+    ``active`` holds the level's rows and nodes; on return, the next level's.
     ``searched_above``: the level above's nodes' places among those searched there (None
-    at the roots). Returns the next level's rows, their nodes, the used features, the
-    children's statistics (or None) and this level's nodes' places among those searched.
+    at the roots). Returns the used features, the children's statistics (or None) and
+    this level's nodes' places among those searched.
     """
     params = grow.params
     open_ids = np.flatnonzero(open_)
     local = np.full(len(open_), -1, dtype=np.intp)
     local[open_ids] = np.arange(len(open_ids))
-    node = gather(local, node)
+    rows, node = active.rows, gather(local, active.node)
     at = np.flatnonzero(node >= 0)  # the rows of open nodes (positions, then gathers: faster)
     if len(at) < len(node):
         rows, node = gather(rows, at), gather(node, at)
+    active.rows, active.node = rows, node  # the level's own: the ones above are let go
+    del at
     search.keep(rows)
     level = Level(
         rows=rows, node=node, totals=totals[open_ids], impurity=record.impurity[open_ids],
@@ -313,6 +332,9 @@ def _split_level(prep, crit, record, totals, open_, rows, node, search: Search, 
     record.improvement[at] = improvement[split]
     _describe_splits(record, at, cands, chosen[split], split, orders, prep)
     child = _route(prep, record, level, open_ids)
+    level_totals = level.totals
+    del level, node
+    active.node = None  # the level's nodes and source rows: no longer read (its rows are)
     moving = np.flatnonzero(child >= 0)
     next_used = skipped[np.repeat(split, record.n_children[at])]
     multi = np.flatnonzero(record.kind == CATEGORICAL_MULTIWAY)
@@ -325,8 +347,9 @@ def _split_level(prep, crit, record, totals, open_, rows, node, search: Search, 
         if len(split):
             first = np.take(cands.first, chosen[split], axis=0)
             children[0::2] = first
-            children[1::2] = np.take(level.totals, split, axis=0) - first
-    return gather(rows, moving), gather(child, moving), next_used, children, local
+            children[1::2] = np.take(level_totals, split, axis=0) - first
+    active.rows, active.node = gather(rows, moving), gather(child, moving)
+    return next_used, children, local
 
 
 def _min_gain(crit, impurity: np.ndarray) -> np.ndarray:
