@@ -197,6 +197,8 @@ class BaseBagged(BaseEstimator):
             n_features = data.X_enc.shape[1]
             n_drawn = resolve_max_features(members[0].max_features, n_features)
             draws = n_drawn < n_features
+            if draws:  # the trees sort their nodes' rows by rank: no presorted orders
+                data.prepared.release_order()
             edges = stack_edges(data.n_draw, n_features, len(members), draws,
                                 effective_jobs(self.n_jobs), entries_per_row(data.prepared, n_drawn))
             tasks = [(members[a:b], data, boot_seeds[a:b]) for a, b in zip(edges, edges[1:], strict=False)]

@@ -42,8 +42,10 @@ class PreparedFeatures:
         Number of categories per feature (0 for numeric).
     numeric_values : ndarray of float64, shape (n_numeric, n_samples)
         The rows of ``values`` for numeric features.
-    order : ndarray of intp, shape (n_numeric, n_samples)
-        For each numeric feature the rows sorted by value, missing values last.
+    order : ndarray of intp, shape (n_numeric, n_samples), or None
+        For each numeric feature the rows sorted by value, missing values last (ties
+        in row order); None once :meth:`release_order` let it go (:meth:`presorted`
+        then makes a feature's again from :attr:`rank`).
     coded : ndarray of intp, shape (n_coded,)
         Positions (in ``numeric``) of the features with at most ``max_bins`` values.
     codes : ndarray of int32, shape (n_samples, n_coded)
@@ -70,7 +72,7 @@ class PreparedFeatures:
     categorical: np.ndarray
     n_categories: np.ndarray
     numeric_values: np.ndarray
-    order: np.ndarray
+    order: np.ndarray | None
     coded: np.ndarray
     codes: np.ndarray
     n_bins: np.ndarray
@@ -167,6 +169,25 @@ class PreparedFeatures:
                               np.cumsum(_value_starts(ranked), axis=1, dtype=np.int32) - 1, axis=1)
         return rank
 
+    def presorted(self, features: np.ndarray) -> np.ndarray:
+        """The rows of :attr:`order` of the numeric features ``features`` (positions in
+        :attr:`numeric`): kept, or made again from :attr:`rank` if they were let go
+        (:meth:`release_order`) — a stable sort of a feature's ranks is its order, equal
+        values in row order, every missing value a rank of its own above them all."""
+        if self.order is not None:
+            return self.order[features]
+        rank = self.rank[features]
+        small = rank.shape[1] and rank.max(initial=0) < 2**16  # a radix sort
+        return np.argsort(rank.astype(np.uint16) if small else rank, axis=1, kind="stable")
+
+    def release_order(self) -> None:
+        """Let :attr:`order` go, :attr:`rank` made from it first: a forest that draws
+        features sorts each node's rows by rank and needs no presorted orders, the
+        preparation's largest table (8 bytes a value), held for the whole fit."""
+        if self.order is not None and len(self.numeric):
+            self.rank, self.mode  # noqa: B018 (cached properties, made while the orders are here)
+            self.order = None
+
     @cached_property
     def mode(self) -> tuple[np.ndarray, np.ndarray]:
         """(n_numeric,) twice: each numeric feature's most common present value (the
@@ -219,7 +240,8 @@ class PreparedFeatures:
             empty = lambda a: a[:, :0]  # noqa: E731
             out = PreparedFeatures(
                 empty(self.values), self.numeric, self.categorical, self.n_categories,
-                numeric_values=empty(self.numeric_values), order=empty(self.order),
+                numeric_values=empty(self.numeric_values),
+                order=None if self.order is None else empty(self.order),
                 coded=self.coded, codes=self.codes[:0], n_bins=self.n_bins,
                 bin_values=self.bin_values, bin_start=self.bin_start, taken_from=(self, rows),
             )

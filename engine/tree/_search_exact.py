@@ -154,8 +154,8 @@ def _off_common_entries(prep: PreparedFeatures, codes: np.ndarray, features: np.
                         mode: np.ndarray):
     """(row, column, value) of each row whose value of ``features[column]`` is not
     ``mode[column]``, column after column, by value, then class, then row."""
-    n_samples = prep.order.shape[1]
     values = rows_of(prep.numeric_values, features)
+    n_samples = values.shape[1]
     # Along a column's presorted order its common value's rows are one block, after the
     # rows of smaller values: every other place (missing values last) is an entry.
     below = np.count_nonzero(values < mode[:, None], axis=1)
@@ -163,7 +163,7 @@ def _off_common_entries(prep: PreparedFeatures, codes: np.ndarray, features: np.
     places = np.arange(n_samples)
     at = np.flatnonzero((places < below[:, None]) | (places >= above[:, None]))
     column, place = np.divmod(at, n_samples)
-    row = gather(prep.order.ravel(), gather(features, column) * n_samples + place)
+    row = gather(prep.presorted(features).ravel(), at)
     value = gather(values.ravel(), column * n_samples + row)
     new_value = np.ones(len(at), dtype=bool)
     new_value[1:] = (value[1:] != value[:-1]) | (column[1:] != column[:-1])

@@ -581,6 +581,35 @@ def test_orders_and_ranks_made_a_block_of_features_at_a_time_are_the_same(monkey
         assert (blocks.rank[j][~present] >= len(distinct)).all()  # missing: after every value
 
 
+@pytest.mark.parametrize("binned", [False, True])
+def test_orders_let_go_are_made_again_from_the_ranks(binned):
+    """A forest lets the presorted orders go (``release_order``) once the ranks are
+    made: a feature's order made again from its ranks is the one let go, ties (a column
+    mostly of one value, a rounded one) in row order and every missing value last, in
+    row order; with quantile bins, the bins' order."""
+    from engine.tree._binning import prepare_features
+    from engine.tree._quantile import resolve_bins
+
+    rng = np.random.default_rng(11)
+    n = 3_000
+    X = np.column_stack([rng.normal(size=n), rng.normal(size=n).round(1),
+                         np.where(rng.random(n) < 0.1, np.nan, rng.normal(size=n)),
+                         np.where(rng.random(n) < 0.9, 0.0, rng.integers(1, 5, size=n)),
+                         np.full(n, np.nan), rng.integers(0, 4, size=n).astype(float)])
+    n_categories = np.zeros(X.shape[1], dtype=np.intp)
+    bins = resolve_bins("quantile", X, n_categories, 16) if binned else None
+    prep = prepare_features(X, n_categories, 255, bins)
+    kept, mode = prep.order.copy(), prep.mode
+    features = np.array([5, 0, 3])
+    assert np.array_equal(prep.presorted(features), kept[features])
+    prep.release_order()
+    assert prep.order is None and prep.mode is mode
+    assert np.array_equal(prep.presorted(np.arange(X.shape[1])), kept)
+    assert np.array_equal(prep.presorted(features), kept[features])
+    taken = prep.take(np.array([4, 4, 0, 7]), with_order=False)
+    assert taken.order is None and taken.source is prep
+
+
 @pytest.mark.parametrize("k", [0, 1, 2, 5])
 def test_sum_columns_adds_a_rows_columns_as_numpy_does(k):
     """Column by column, left to right: the same floats as numpy's sum along a short row."""
