@@ -176,15 +176,13 @@ class PreparedFeatures:
         values in row order, every missing value a rank of its own above them all."""
         if self.order is not None:
             return self.order[features]
-        rank = self.rank[features]
-        small = rank.shape[1] and rank.max(initial=0) < 2**16  # a radix sort
-        return np.argsort(rank.astype(np.uint16) if small else rank, axis=1, kind="stable")
+        return _order_of_ranks(self.rank[features])
 
     def release_order(self) -> None:
         """Let :attr:`order` go, :attr:`rank` made from it first: a forest that draws
         features sorts each node's rows by rank and needs no presorted orders, the
         preparation's largest table (8 bytes a value), held for the whole fit."""
-        if self.order is not None and len(self.numeric):
+        if self.order is not None:
             self.rank, self.mode  # noqa: B018 (cached properties, made while the orders are here)
             self.order = None
 
@@ -248,8 +246,7 @@ class PreparedFeatures:
             return out
         values = np.take(self.values, rows, axis=1)  # C order, unlike values[:, rows]
         rank = np.take(self.rank, rows, axis=1)
-        small = rank.shape[1] and rank.max(initial=0) < 2**16  # radix sort
-        order = np.argsort(rank.astype(np.uint16) if small else rank, axis=1, kind="stable")
+        order = _order_of_ranks(rank)
         out = PreparedFeatures(
             values, self.numeric, self.categorical, self.n_categories,
             numeric_values=rows_of(values, self.numeric), order=order.astype(np.intp, copy=False),
@@ -380,6 +377,13 @@ def _stable_by_rank(values: np.ndarray) -> np.ndarray:
     if narrow:
         return np.argsort(by_position, axis=1, kind="stable")
     return np.stack([order_by(row) for row in by_position])
+
+
+def _order_of_ranks(rank: np.ndarray) -> np.ndarray:
+    """Each row's stable argsort of ranks ``rank`` (2-D, non-negative): equal ranks in
+    position order; a radix sort where every rank fits 16 bits."""
+    small = rank.shape[1] and rank.max(initial=0) < 2**16
+    return np.argsort(rank.astype(np.uint16) if small else rank, axis=1, kind="stable")
 
 
 def smallest_int(largest: int) -> type:

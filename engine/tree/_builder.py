@@ -152,10 +152,11 @@ class ActiveRows:
     The builder replaces both as it narrows them, here, rather than passing them from
     level to level: one object holds them, so a level keeps one generation of these
     per-row arrays, not also the level above's (a forest's stack of trees has a few
-    hundred thousand rows, megabytes an array)."""
+    hundred thousand rows, megabytes an array). ``node`` is None while a level routes
+    its rows (its nodes are let go before the next level's are made)."""
 
     rows: np.ndarray
-    node: np.ndarray
+    node: np.ndarray | None
 
 
 def _grow(prep, crit, params, active: ActiveRows, n_trees, search, leaves) -> list[Tree]:
