@@ -162,7 +162,7 @@ def _off_common_entries(prep: PreparedFeatures, codes: np.ndarray, features: np.
     above = below + np.count_nonzero(values == mode[:, None], axis=1)  # (a NaN mode: none)
     places = np.arange(n_samples)
     at = np.flatnonzero((places < below[:, None]) | (places >= above[:, None]))
-    column, place = np.divmod(at, n_samples)
+    column = at // n_samples
     row = gather(prep.presorted(features).ravel(), at)
     value = gather(values.ravel(), column * n_samples + row)
     new_value = np.ones(len(at), dtype=bool)
